@@ -1,0 +1,28 @@
+/**
+ * stateguard: seal `requestState` and bind handles for MCP 2026-07-28 servers.
+ *
+ * The library surface. It imports nothing of the scanner.
+ */
+export {
+  createStateSealer,
+  STATE_PREFIX,
+  type StateSealer,
+  type StateSealerOptions,
+  type StateClaims,
+  type OpenedState,
+  type SealOptions,
+} from './seal/seal.js';
+export type { StateBinding, Principal } from './seal/binding.js';
+export type { KeyInput, KeysInput } from './seal/key.js';
+export {
+  ERROR_CODES,
+  STATE_REJECTIONS,
+  HANDLE_REJECTIONS,
+  StateguardError,
+  StateRejectedError,
+  HandleRejectedError,
+  LedgerUnavailableError,
+  type ErrorCode,
+  type StateRejection,
+  type HandleRejection,
+} from './errors.js';

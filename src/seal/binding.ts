@@ -1,0 +1,56 @@
+/**
+ * What a sealed value is bound to, and the canonical forms those bindings are compared in.
+ */
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+
+/** The authenticated party: a plain id, or the verified parts of an OAuth access token. */
+export type Principal = string | { clientId?: string; issuer?: string; subject?: string };
+
+/** The request a `requestState` belongs to. */
+export interface StateBinding {
+  /** Who the state was issued to. Absent means an unauthenticated server. */
+  principal?: Principal | undefined;
+  /** The JSON-RPC method: `tools/call`, `prompts/get` or `resources/read`. */
+  method: string;
+  /** The tool or prompt name, or the resource URI. */
+  name?: string | undefined;
+  /** The call's arguments; compared as an RFC 8785 canonical digest, so key order never matters. */
+  args?: unknown;
+  /** Optionally, the questions asked this round (compared as a canonical digest). */
+  question?: unknown;
+}
+
+/**
+ * The canonical text of a principal, or `undefined` when there is none. A string and an object never
+ * collide, and an object's field order never matters.
+ */
+export function principalText(principal: Principal | undefined): string | undefined {
+  if (principal === undefined) return undefined;
+  if (typeof principal === 'string') return `s:${principal}`;
+  if (typeof principal !== 'object' || principal === null) {
+    throw new TypeError(`principal must be a string or an object, got ${typeof principal}`);
+  }
+  const { clientId, issuer, subject } = principal;
+  if (clientId === undefined && issuer === undefined && subject === undefined) return undefined;
+  return `o:${canonicalJson({ clientId, issuer, subject })}`;
+}
+
+/** RFC 8785 canonical JSON. Throws `TypeError` for values JSON cannot carry. */
+export function canonicalJson(value: unknown): string {
+  let text: string | undefined;
+  try {
+    text = canonicalize(value);
+  } catch {
+    text = undefined;
+  }
+  if (text === undefined) throw new TypeError('value is not representable as JSON');
+  return text;
+}
+
+/** SHA-256 of the canonical JSON of a value; `undefined` arguments digest as `{}`. */
+export function jsonDigest(value: unknown): Buffer {
+  return createHash('sha256')
+    .update(canonicalJson(value ?? {}), 'utf8')
+    .digest();
+}

@@ -1,0 +1,190 @@
+/**
+ * The `requestState` sealer: AES-256-GCM under an HKDF sub-key, bound to principal, request and
+ * audience, with a per-round expiry and an absolute flow deadline.
+ */
+import { randomBytes as nodeRandomBytes, timingSafeEqual } from 'node:crypto';
+import { StateRejectedError, type StateRejection } from '../errors.js';
+import { encodeBase64url } from './base64url.js';
+import { jsonDigest, principalText, type StateBinding } from './binding.js';
+import { decodeClaims, encodeClaims, JTI_BYTES, PRINCIPAL_TAG_BYTES } from './claims.js';
+import { IV_BYTES, openEnvelope, sealEnvelope } from './envelope.js';
+import { createKeyRing, keyedTag, type KeysInput } from './key.js';
+
+/** The prefix of every sealed `requestState`: format version 1. */
+export const STATE_PREFIX = 'v1';
+
+/** Options of {@link createStateSealer}. */
+export interface StateSealerOptions {
+  /** One secret (≥ 32 bytes) or a ring: the first seals, every one opens. */
+  keys: KeysInput;
+  /** The server's name. A state sealed for one audience never opens for another sharing the key. */
+  audience: string;
+  /** Lifetime of one round, restarted each time a round is sealed. Default 600. */
+  ttlSeconds?: number;
+  /** Absolute deadline of the whole multi-round flow, carried from round to round. Default 3600. */
+  flowTtlSeconds?: number;
+  /** Tokens longer than this are refused before any decoding. Default 8192. */
+  maxTokenBytes?: number;
+  /** Clock in milliseconds, like `Date.now`. */
+  now?: () => number;
+}
+
+/** What was sealed beside the state, as `open` reports it. */
+export interface StateClaims {
+  /** Random id of this token (base64url), for single-use ledgers. */
+  readonly tokenId: string;
+  readonly issuedAt: number;
+  readonly expiresAt: number;
+  readonly flowExpiresAt: number;
+  readonly audience: string;
+  readonly method: string;
+  readonly name: string | undefined;
+  /** Key id (hex) of the secret that sealed it. */
+  readonly keyId: string;
+}
+
+/** An opened state and its claims. */
+export interface OpenedState<T = unknown> {
+  readonly state: T;
+  readonly claims: StateClaims;
+}
+
+/** Options of one `seal` call. */
+export interface SealOptions {
+  /** The claims of the round this one continues: its flow deadline is carried over, never extended. */
+  continues?: Pick<StateClaims, 'flowExpiresAt'>;
+}
+
+/** Seals and opens `requestState` tokens. Pure and synchronous. */
+export interface StateSealer {
+  seal(state: unknown, binding: StateBinding, options?: SealOptions): string;
+  open<T = unknown>(token: unknown, binding: StateBinding): OpenedState<T>;
+}
+
+function positiveSeconds(value: number | undefined, fallback: number, name: string): number {
+  const v = value ?? fallback;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) {
+    throw new RangeError(`${name} must be a positive finite number, got ${typeof v}`);
+  }
+  return v;
+}
+
+/** Constant-time equality of two optional tags; presence must match too (fail closed on drift). */
+function sameTag(a: Buffer | undefined, b: Buffer | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * @internal The sealer with an injectable source of randomness, so test vectors can pin the IV and
+ * token id. Use {@link createStateSealer}.
+ */
+export function createStateSealerWith(
+  options: StateSealerOptions,
+  randomBytes: (n: number) => Buffer,
+): StateSealer {
+  if (typeof options !== 'object' || options === null) throw new TypeError('options are required');
+  const ring = createKeyRing(options.keys, 'requestState');
+  const { audience } = options;
+  if (typeof audience !== 'string' || audience.length === 0) {
+    throw new TypeError(`audience must be a non-empty string, got ${typeof audience}`);
+  }
+  if (Buffer.byteLength(audience, 'utf8') > 255)
+    throw new RangeError('audience must be at most 255 bytes');
+  const ttlMs = positiveSeconds(options.ttlSeconds, 600, 'ttlSeconds') * 1000;
+  const flowTtlMs = positiveSeconds(options.flowTtlSeconds, 3600, 'flowTtlSeconds') * 1000;
+  const maxTokenBytes = positiveSeconds(options.maxTokenBytes, 8192, 'maxTokenBytes');
+  const now = options.now ?? Date.now;
+
+  const principalTag = (key: Buffer, binding: StateBinding): Buffer | undefined => {
+    const text = principalText(binding.principal);
+    return text === undefined ? undefined : keyedTag(key, text, PRINCIPAL_TAG_BYTES);
+  };
+  const reject = (reason: StateRejection): never => {
+    throw new StateRejectedError(reason);
+  };
+
+  return {
+    seal(state, binding, sealOptions) {
+      if (typeof binding?.method !== 'string') throw new TypeError('binding.method is required');
+      const stateJson = JSON.stringify(state);
+      if (stateJson === undefined) throw new TypeError('state must be representable as JSON');
+      const issuedAt = Math.floor(now());
+      const flowExpiresAt = sealOptions?.continues?.flowExpiresAt ?? issuedAt + flowTtlMs;
+      const plaintext = encodeClaims(
+        {
+          issuedAt,
+          expiresAt: issuedAt + ttlMs,
+          flowExpiresAt,
+          tokenId: randomBytes(JTI_BYTES),
+          argsDigest: jsonDigest(binding.args),
+          principalTag: principalTag(ring.primary.tag, binding),
+          questionDigest: binding.question === undefined ? undefined : jsonDigest(binding.question),
+          audience,
+          method: binding.method,
+          name: binding.name,
+        },
+        stateJson,
+      );
+      return sealEnvelope(STATE_PREFIX, ring.primary, randomBytes(IV_BYTES), plaintext);
+    },
+
+    open<T>(token: unknown, binding: StateBinding): OpenedState<T> {
+      if (typeof token !== 'string') return reject('malformed');
+      // Before any decoding: an attacker must not make us base64-decode megabytes.
+      if (token.length > maxTokenBytes) return reject('too-large');
+      const opened = openEnvelope(STATE_PREFIX, ring, token);
+      if (!opened.ok) return reject(opened.reason);
+      const decoded = decodeClaims(opened.plaintext);
+      if (decoded === undefined) return reject('malformed');
+      const { claims, stateJson } = decoded;
+      if (claims.audience !== audience) return reject('audience');
+      const at = now();
+      if (at >= claims.flowExpiresAt) return reject('flow-expired');
+      if (at >= claims.expiresAt) return reject('expired');
+      if (!sameTag(claims.principalTag, principalTag(opened.key.tag, binding))) {
+        return reject('principal');
+      }
+      const question = binding.question === undefined ? undefined : jsonDigest(binding.question);
+      if (
+        claims.method !== binding.method ||
+        claims.name !== binding.name ||
+        !sameTag(claims.argsDigest, jsonDigest(binding.args)) ||
+        !sameTag(claims.questionDigest, question)
+      ) {
+        return reject('request');
+      }
+      let state: T;
+      try {
+        state = JSON.parse(stateJson) as T;
+      } catch {
+        return reject('malformed');
+      }
+      return {
+        state,
+        claims: {
+          tokenId: encodeBase64url(claims.tokenId),
+          issuedAt: claims.issuedAt,
+          expiresAt: claims.expiresAt,
+          flowExpiresAt: claims.flowExpiresAt,
+          audience: claims.audience,
+          method: claims.method,
+          name: claims.name,
+          keyId: opened.key.kid.toString('hex'),
+        },
+      };
+    },
+  };
+}
+
+/**
+ * Create a `requestState` sealer.
+ *
+ * @example
+ * const sealer = createStateSealer({ keys: [process.env.STATE_KEY!], audience: 'reports' });
+ * const token = sealer.seal({ step: 'range' }, { principal, method: 'tools/call', name, args });
+ * const { state } = sealer.open(token, { principal, method: 'tools/call', name, args });
+ */
+export function createStateSealer(options: StateSealerOptions): StateSealer {
+  return createStateSealerWith(options, nodeRandomBytes);
+}
