@@ -1,0 +1,169 @@
+/**
+ * The scanner's vocabulary: targets, identities, exchanges with their evidence, and verdicts.
+ *
+ * This file is the contract between the engine (transports, runner, reporters, CLI) and the probes.
+ */
+
+/** The four verdicts. `errored` must never read as green. */
+export const VERDICTS = ['confirmed', 'refuted', 'skipped', 'errored'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+export const TRANSPORTS = ['http', 'stdio'] as const;
+export type TransportKind = (typeof TRANSPORTS)[number];
+
+/** What to scan. */
+export type Target =
+  | { readonly kind: 'http'; readonly url: string }
+  | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[] };
+
+/** The two identities every differential probe uses. */
+export type IdentityName = 'A' | 'B';
+
+/**
+ * What a probe saw. Built by `evidence.ts`, which redacts bearer tokens, identity secrets and long
+ * sealed blobs at construction, and bounds depth and length, so reporters never see a secret.
+ */
+export type Evidence =
+  | {
+      readonly kind: 'http';
+      readonly label: string;
+      readonly identity?: IdentityName;
+      readonly request: {
+        method: string;
+        url: string;
+        headers: Record<string, string>;
+        body?: unknown;
+      };
+      readonly response?: { status: number; headers: Record<string, string>; body?: unknown };
+      readonly error?: string;
+      readonly ms: number;
+    }
+  | {
+      readonly kind: 'jsonrpc';
+      readonly label: string;
+      readonly identity?: IdentityName;
+      readonly transport: TransportKind;
+      readonly sent: unknown;
+      /** Everything read for this request: notifications and server→client requests, then the answer. */
+      readonly received: unknown[];
+      readonly error?: string;
+      readonly ms: number;
+    }
+  | {
+      readonly kind: 'observation';
+      readonly label: string;
+      readonly expected: string;
+      readonly actual: string;
+    }
+  | { readonly kind: 'stderr'; readonly lines: string[] }
+  | { readonly kind: 'note'; readonly text: string };
+
+/** Why an exchange produced no decision. None of these is ever read as a refusal. */
+export const FAILURES = [
+  'timeout',
+  'deadline',
+  'http-status',
+  'empty',
+  'not-json',
+  'oversize',
+  'transport',
+  'closed',
+  'spawn',
+] as const;
+export type Failure = (typeof FAILURES)[number];
+
+/**
+ * The outcome of one JSON-RPC request.
+ * - `result`: the server answered with a JSON-RPC result (a tool error with `isError` is still a result).
+ * - `error`: the server answered with a JSON-RPC error: its decision, whatever HTTP status carried it.
+ * - `failure`: no decision (timeout, 5xx, empty body, HTML page, dropped connection, …).
+ */
+export type Outcome =
+  | { readonly kind: 'result'; readonly result: Record<string, unknown> }
+  | {
+      readonly kind: 'error';
+      readonly code: number;
+      readonly message: string;
+      readonly data?: unknown;
+    }
+  | { readonly kind: 'failure'; readonly failure: Failure; readonly detail: string };
+
+/** One request, its outcome, and its evidence. */
+export interface Exchange {
+  readonly outcome: Outcome;
+  readonly evidence: Evidence;
+}
+
+/** A tool as `tools/list` described it. */
+export interface ToolInfo {
+  readonly name: string;
+  readonly description?: string;
+  readonly inputSchema?: Record<string, unknown>;
+  readonly annotations?: Record<string, unknown>;
+}
+
+/** What the engine learned of the target before any probe ran. */
+export interface ProtocolInfo {
+  /** `modern` speaks 2026-07-28; `legacy` needed `initialize`; `unknown` answered neither. */
+  readonly era: 'modern' | 'legacy' | 'unknown';
+  readonly protocolVersion?: string;
+  readonly serverInfo?: { name?: string; version?: string };
+  readonly discover: boolean;
+  readonly tools: readonly ToolInfo[];
+}
+
+/** Options of one request. */
+export interface RequestOptions {
+  readonly identity: IdentityName;
+  /** Names the exchange in evidence, e.g. `untouched retry`. */
+  readonly label: string;
+}
+
+/** A connection to the target that sends requests as either identity. */
+export interface ScanSession {
+  readonly transport: TransportKind;
+  readonly protocol: ProtocolInfo;
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    options: RequestOptions,
+  ): Promise<Exchange>;
+  close(): Promise<void>;
+}
+
+/** The state of one control: a precondition that must hold before a verdict means anything. */
+export interface ControlResult {
+  readonly held: boolean;
+  readonly expected: string;
+  readonly observed: string;
+}
+
+/** A named fact the probe noticed that changes how its subject call is read. */
+export interface Observation {
+  readonly label: string;
+  readonly detail: string;
+}
+
+/** The one record every probe produces, whatever its verdict. */
+export interface ProbeResult {
+  readonly id: string;
+  readonly title: string;
+  readonly severity: 'low' | 'medium' | 'high' | 'critical';
+  readonly verdict: Verdict;
+  readonly reason: string;
+  readonly controls: Record<string, ControlResult>;
+  readonly observations: Observation[];
+  readonly evidence: Evidence[];
+  readonly ms: number;
+}
+
+/** The canonical report; JSON output is exactly this, other formats are projections. */
+export interface RunReport {
+  readonly schemaVersion: 1;
+  readonly tool: { name: 'stateguard'; version: string };
+  readonly target: { kind: TransportKind; display: string };
+  readonly protocol: Omit<ProtocolInfo, 'tools'> & { toolNames: string[] };
+  readonly startedAt: string;
+  readonly ms: number;
+  readonly probes: ProbeResult[];
+}
