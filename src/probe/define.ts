@@ -1,0 +1,66 @@
+/**
+ * How a probe is written. A probe is one self-contained module: an id that never changes whatever the
+ * verdict, a rationale, references, and a `run` that drives the target through a {@link ProbeContext}
+ * and returns a decision. The runner (`run.ts`) owns verdict semantics: it records every exchange as
+ * evidence, enforces the call budget and timeouts, turns exceptions into `errored`, and downgrades a
+ * `confirmed` or `refuted` to `errored` when any control did not hold.
+ */
+import type {
+  ControlResult,
+  Exchange,
+  ProtocolInfo,
+  RequestOptions,
+  TransportKind,
+  Verdict,
+} from './types.js';
+
+/** A probe's own conclusion, before the runner applies the controls. */
+export interface ProbeDecision {
+  readonly verdict: Verdict;
+  readonly reason: string;
+}
+
+/** What a probe may do. Every request goes through here, so nothing escapes the evidence or budget. */
+export interface ProbeContext {
+  readonly transport: TransportKind;
+  readonly protocol: ProtocolInfo;
+  /** Destructive tools may be called only when this is true (`--include-destructive`). */
+  readonly includeDestructive: boolean;
+  /** Send one JSON-RPC request as an identity; recorded as evidence and counted against the budget. */
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    options: RequestOptions,
+  ): Promise<Exchange>;
+  /** Record a control's state. A control that did not hold turns confirmed/refuted into errored. */
+  control(id: string, result: ControlResult): void;
+  /** Record an observation: a fact that changes how the subject call must be read. */
+  observe(label: string, detail: string): void;
+  /** Record a free-text note in the evidence. */
+  note(text: string): void;
+}
+
+/** A probe module's default export. */
+export interface Probe {
+  /** `<area>/<slug>`, stable forever; the file name is the slug. */
+  readonly id: string;
+  readonly title: string;
+  readonly severity: 'low' | 'medium' | 'high' | 'critical';
+  /** Markdown: what the probe proves and what a weaker check would miss. */
+  readonly rationale: string;
+  readonly references: readonly { id: string; url: string }[];
+  /** Most requests this probe may send. */
+  readonly maxCalls: number;
+  run(ctx: ProbeContext): Promise<ProbeDecision>;
+}
+
+/** Identity function that type-checks a probe definition. */
+export function defineProbe(probe: Probe): Probe {
+  return probe;
+}
+
+/** Decision helpers, so probes read as sentences. */
+export const confirmed = (reason: string): ProbeDecision => ({ verdict: 'confirmed', reason });
+export const refuted = (reason: string): ProbeDecision => ({ verdict: 'refuted', reason });
+export const skipped = (reason: string): ProbeDecision => ({ verdict: 'skipped', reason });
+export const errored = (reason: string): ProbeDecision => ({ verdict: 'errored', reason });
