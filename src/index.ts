@@ -15,6 +15,39 @@ export {
 export type { StateBinding, Principal } from './seal/binding.js';
 export type { KeyInput, KeysInput } from './seal/key.js';
 export {
+  createHandleBinder,
+  HANDLE_PREFIX,
+  type HandleBinder,
+  type HandleBinderOptions,
+  type HandleClaims,
+  type IssuedHandle,
+  type MintOptions,
+} from './bind/handle.js';
+export {
+  createHandleStore,
+  handleStoreKey,
+  type HandleStore,
+  type HandleStoreOptions,
+  type HandleStoreBackend,
+} from './bind/store.js';
+export {
+  createMemoryHandleBackend,
+  type MemoryHandleBackendOptions,
+} from './bind/memory-backend.js';
+export {
+  handleToolError,
+  withHandleErrors,
+  handleErrorText,
+  type HandleToolErrorResult,
+  type HandleToolErrorOptions,
+} from './bind/tool-error.js';
+export type { SingleUseLedger } from './ledger/types.js';
+export {
+  createMemoryLedger,
+  type MemoryLedger,
+  type MemoryLedgerOptions,
+} from './ledger/memory.js';
+export {
   ERROR_CODES,
   STATE_REJECTIONS,
   HANDLE_REJECTIONS,

@@ -7,9 +7,20 @@ import { readFileSync } from 'node:fs';
 const HELP = `stateguard: seal requestState, bind handles, and scan MCP 2026-07-28 servers
 
 Usage:
+  stateguard scan ...     scan an MCP server for state and handle flaws (stateguard scan --help)
+  stateguard fixture ...  run a fixture server (stateguard fixture --help)
   stateguard --help       show this help
   stateguard --version    print the version
 `;
+
+/** A subcommand: its arguments in, its exit code out. */
+type Command = (argv: readonly string[]) => Promise<number>;
+
+/** Subcommands, loaded on use: `fixture` does not load the scanner, nor `scan` the fixture. */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  scan: async () => (await import('./scan-command.js')).runScanCommand,
+  fixture: async () => (await import('./fixture-command.js')).runFixtureCommand,
+};
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
@@ -18,8 +29,12 @@ function version(): string {
   return pkg.version;
 }
 
-export function main(argv: readonly string[]): number {
-  const [first] = argv;
+/** Runs the command line; resolves with the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  const command =
+    first !== undefined && Object.hasOwn(COMMANDS, first) ? COMMANDS[first] : undefined;
+  if (command) return (await command())(rest);
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
     process.stdout.write(HELP);
     return 0;
@@ -32,4 +47,4 @@ export function main(argv: readonly string[]): number {
   return 2;
 }
 
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

@@ -35,6 +35,8 @@ export type Evidence =
         body?: unknown;
       };
       readonly response?: { status: number; headers: Record<string, string>; body?: unknown };
+      /** Every JSON-RPC message read from the body (SSE events in order, or the one JSON body). */
+      readonly received?: unknown[];
       readonly error?: string;
       readonly ms: number;
     }
@@ -69,6 +71,10 @@ export const FAILURES = [
   'transport',
   'closed',
   'spawn',
+  /** The probe's `maxCalls` budget was spent: the engine refused to send. */
+  'budget',
+  /** The engine refused to send: a destructive tool without `--include-destructive`. */
+  'blocked',
 ] as const;
 export type Failure = (typeof FAILURES)[number];
 
@@ -117,6 +123,10 @@ export interface RequestOptions {
   readonly identity: IdentityName;
   /** Names the exchange in evidence, e.g. `untouched retry`. */
   readonly label: string;
+  /** Aborts the request (failure `deadline`). The runner sets it; probes need not. */
+  readonly signal?: AbortSignal;
+  /** Per-call timeout in ms; defaults to the session's (`--timeout`). */
+  readonly timeoutMs?: number;
 }
 
 /** A connection to the target that sends requests as either identity. */
@@ -165,5 +175,7 @@ export interface RunReport {
   readonly protocol: Omit<ProtocolInfo, 'tools'> & { toolNames: string[] };
   readonly startedAt: string;
   readonly ms: number;
+  /** Set when the target answered nothing usable (unreachable, missing command, mute); names what. */
+  readonly problem?: string;
   readonly probes: ProbeResult[];
 }

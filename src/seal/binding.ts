@@ -1,7 +1,7 @@
 /**
  * What a sealed value is bound to, and the canonical forms those bindings are compared in.
  */
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import canonicalize from 'canonicalize';
 
 /** The authenticated party: a plain id, or the verified parts of an OAuth access token. */
@@ -21,21 +21,6 @@ export interface StateBinding {
   question?: unknown;
 }
 
-/**
- * The canonical text of a principal, or `undefined` when there is none. A string and an object never
- * collide, and an object's field order never matters.
- */
-export function principalText(principal: Principal | undefined): string | undefined {
-  if (principal === undefined) return undefined;
-  if (typeof principal === 'string') return `s:${principal}`;
-  if (typeof principal !== 'object' || principal === null) {
-    throw new TypeError(`principal must be a string or an object, got ${typeof principal}`);
-  }
-  const { clientId, issuer, subject } = principal;
-  if (clientId === undefined && issuer === undefined && subject === undefined) return undefined;
-  return `o:${canonicalJson({ clientId, issuer, subject })}`;
-}
-
 /** RFC 8785 canonical JSON. Throws `TypeError` for values JSON cannot carry. */
 export function canonicalJson(value: unknown): string {
   let text: string | undefined;
@@ -48,9 +33,19 @@ export function canonicalJson(value: unknown): string {
   return text;
 }
 
-/** SHA-256 of the canonical JSON of a value; `undefined` arguments digest as `{}`. */
+// One-shot `crypto.hash` (Node ≥ 20.12) skips the Hash object and is about twice as fast for the
+// short texts digested here; older Node 20 releases fall back to `createHash`. A namespace import,
+// because a named import of a missing export would fail to link on those releases.
+const oneShot = (crypto as { hash?: typeof crypto.hash }).hash;
+const sha256: (text: string) => Buffer =
+  typeof oneShot === 'function'
+    ? (text) => oneShot('sha256', text, 'buffer')
+    : (text) => crypto.createHash('sha256').update(text, 'utf8').digest();
+
+// Tools called without arguments are common; their digest never changes. Shared: never mutate it.
+const EMPTY_DIGEST = sha256('{}');
+
+/** SHA-256 of the canonical JSON of a value; absent (`undefined`/`null`) arguments digest as `{}`. */
 export function jsonDigest(value: unknown): Buffer {
-  return createHash('sha256')
-    .update(canonicalJson(value ?? {}), 'utf8')
-    .digest();
+  return value === undefined || value === null ? EMPTY_DIGEST : sha256(canonicalJson(value));
 }

@@ -15,6 +15,8 @@ const HAS_NAME = 4;
 export const JTI_BYTES = 16;
 export const PRINCIPAL_TAG_BYTES = 16;
 const DIGEST_BYTES = 32;
+const HEAD_BYTES = 19;
+const KNOWN_FLAGS = HAS_PRINCIPAL | HAS_QUESTION | HAS_NAME;
 
 /** Everything sealed beside the handler's state. */
 export interface RawClaims {
@@ -30,82 +32,113 @@ export interface RawClaims {
   name: string | undefined;
 }
 
-/** Serialize claims and the state's JSON text. */
+/** Serialize claims and the state's JSON text into one buffer, written in place. */
 export function encodeClaims(claims: RawClaims, stateJson: string): Buffer {
-  const aud = Buffer.from(claims.audience, 'utf8');
-  const method = Buffer.from(claims.method, 'utf8');
-  const name = claims.name === undefined ? undefined : Buffer.from(claims.name, 'utf8');
-  if (method.length > 0xff)
-    throw new TypeError(`method must be at most 255 bytes, got ${method.length}`);
-  if (name !== undefined && name.length > 0xffff) {
-    throw new TypeError(`name must be at most 65535 bytes, got ${name.length}`);
-  }
+  const audLen = Buffer.byteLength(claims.audience, 'utf8');
+  const methodLen = Buffer.byteLength(claims.method, 'utf8');
+  const nameLen = claims.name === undefined ? -1 : Buffer.byteLength(claims.name, 'utf8');
+  if (audLen > 0xff) throw new TypeError(`audience must be at most 255 bytes, got ${audLen}`);
+  if (methodLen > 0xff) throw new TypeError(`method must be at most 255 bytes, got ${methodLen}`);
+  if (nameLen > 0xffff) throw new TypeError(`name must be at most 65535 bytes, got ${nameLen}`);
+  const { principalTag, questionDigest } = claims;
   const flags =
-    (claims.principalTag ? HAS_PRINCIPAL : 0) |
-    (claims.questionDigest ? HAS_QUESTION : 0) |
-    (name ? HAS_NAME : 0);
-  const head = Buffer.alloc(19);
-  head.writeUInt8(flags, 0);
-  head.writeUIntBE(claims.issuedAt, 1, 6);
-  head.writeUIntBE(claims.expiresAt, 7, 6);
-  head.writeUIntBE(claims.flowExpiresAt, 13, 6);
-  const parts: Buffer[] = [head, claims.tokenId, claims.argsDigest];
-  if (claims.principalTag) parts.push(claims.principalTag);
-  if (claims.questionDigest) parts.push(claims.questionDigest);
-  parts.push(Buffer.of(aud.length), aud, Buffer.of(method.length), method);
-  if (name) {
-    const len = Buffer.alloc(2);
-    len.writeUInt16BE(name.length);
-    parts.push(len, name);
+    (principalTag ? HAS_PRINCIPAL : 0) |
+    (questionDigest ? HAS_QUESTION : 0) |
+    (nameLen >= 0 ? HAS_NAME : 0);
+  const size =
+    HEAD_BYTES +
+    JTI_BYTES +
+    DIGEST_BYTES +
+    (principalTag ? PRINCIPAL_TAG_BYTES : 0) +
+    (questionDigest ? DIGEST_BYTES : 0) +
+    1 +
+    audLen +
+    1 +
+    methodLen +
+    (nameLen >= 0 ? 2 + nameLen : 0) +
+    Buffer.byteLength(stateJson, 'utf8');
+  const out = Buffer.allocUnsafe(size);
+  out.writeUInt8(flags, 0);
+  out.writeUIntBE(claims.issuedAt, 1, 6);
+  out.writeUIntBE(claims.expiresAt, 7, 6);
+  out.writeUIntBE(claims.flowExpiresAt, 13, 6);
+  let at = HEAD_BYTES;
+  at += fixed(claims.tokenId, JTI_BYTES, out, at);
+  at += fixed(claims.argsDigest, DIGEST_BYTES, out, at);
+  if (principalTag) at += fixed(principalTag, PRINCIPAL_TAG_BYTES, out, at);
+  if (questionDigest) at += fixed(questionDigest, DIGEST_BYTES, out, at);
+  at = out.writeUInt8(audLen, at);
+  at += out.write(claims.audience, at, 'utf8');
+  at = out.writeUInt8(methodLen, at);
+  at += out.write(claims.method, at, 'utf8');
+  if (claims.name !== undefined) {
+    at = out.writeUInt16BE(nameLen, at);
+    at += out.write(claims.name, at, 'utf8');
   }
-  parts.push(Buffer.from(stateJson, 'utf8'));
-  return Buffer.concat(parts);
+  at += out.write(stateJson, at, 'utf8');
+  // allocUnsafe: every byte must have been written, or old heap memory would be sealed.
+  if (at !== size) throw new Error('claims layout is inconsistent');
+  return out;
 }
 
-/** Parse what `encodeClaims` wrote, or `undefined` if the layout does not hold. */
+/** Copy a fixed-size field; a wrong size is a bug, never silently truncated or padded. */
+function fixed(field: Buffer, bytes: number, out: Buffer, at: number): number {
+  if (field.length !== bytes) throw new Error(`claims field must be ${bytes} bytes`);
+  return field.copy(out, at);
+}
+
+/**
+ * Parse what `encodeClaims` wrote, or `undefined` if the layout does not hold. Reads by offset: the
+ * only views it makes are of the four fixed-size binary fields.
+ */
 export function decodeClaims(buf: Buffer): { claims: RawClaims; stateJson: string } | undefined {
-  let at = 0;
-  const take = (n: number): Buffer | undefined => {
-    if (at + n > buf.length) return undefined;
-    const out = buf.subarray(at, at + n);
-    at += n;
-    return out;
-  };
-  const head = take(19);
-  const tokenId = take(JTI_BYTES);
-  const argsDigest = take(DIGEST_BYTES);
-  if (!head || !tokenId || !argsDigest) return undefined;
-  const flags = head.readUInt8(0);
-  const principalTag = flags & HAS_PRINCIPAL ? take(PRINCIPAL_TAG_BYTES) : undefined;
-  const questionDigest = flags & HAS_QUESTION ? take(DIGEST_BYTES) : undefined;
-  if ((flags & HAS_PRINCIPAL && !principalTag) || (flags & HAS_QUESTION && !questionDigest)) {
-    return undefined;
+  const end = buf.length;
+  if (end < HEAD_BYTES + JTI_BYTES + DIGEST_BYTES) return undefined;
+  const flags = buf[0] as number;
+  // Authenticated, so only our own bug could set another bit; refuse rather than guess.
+  if ((flags & ~KNOWN_FLAGS) !== 0) return undefined;
+  let at = HEAD_BYTES;
+  const tokenId = buf.subarray(at, (at += JTI_BYTES));
+  const argsDigest = buf.subarray(at, (at += DIGEST_BYTES));
+  let principalTag: Buffer | undefined;
+  let questionDigest: Buffer | undefined;
+  if (flags & HAS_PRINCIPAL) {
+    if (at + PRINCIPAL_TAG_BYTES > end) return undefined;
+    principalTag = buf.subarray(at, (at += PRINCIPAL_TAG_BYTES));
   }
-  const audLen = take(1);
-  const aud = audLen && take(audLen[0] as number);
-  const methodLen = take(1);
-  const method = methodLen && take(methodLen[0] as number);
-  if (!aud || !method) return undefined;
+  if (flags & HAS_QUESTION) {
+    if (at + DIGEST_BYTES > end) return undefined;
+    questionDigest = buf.subarray(at, (at += DIGEST_BYTES));
+  }
+  if (at + 1 > end) return undefined;
+  const audEnd = at + 1 + (buf[at] as number);
+  if (audEnd + 1 > end) return undefined;
+  const audience = buf.toString('utf8', at + 1, audEnd);
+  const methodEnd = audEnd + 1 + (buf[audEnd] as number);
+  if (methodEnd > end) return undefined;
+  const method = buf.toString('utf8', audEnd + 1, methodEnd);
+  at = methodEnd;
   let name: string | undefined;
   if (flags & HAS_NAME) {
-    const nameLen = take(2);
-    const nameBytes = nameLen && take(nameLen.readUInt16BE(0));
-    if (!nameBytes) return undefined;
-    name = nameBytes.toString('utf8');
+    if (at + 2 > end) return undefined;
+    const nameEnd = at + 2 + buf.readUInt16BE(at);
+    if (nameEnd > end) return undefined;
+    name = buf.toString('utf8', at + 2, nameEnd);
+    at = nameEnd;
   }
   return {
     claims: {
-      issuedAt: head.readUIntBE(1, 6),
-      expiresAt: head.readUIntBE(7, 6),
-      flowExpiresAt: head.readUIntBE(13, 6),
+      issuedAt: buf.readUIntBE(1, 6),
+      expiresAt: buf.readUIntBE(7, 6),
+      flowExpiresAt: buf.readUIntBE(13, 6),
       tokenId,
       argsDigest,
       principalTag,
       questionDigest,
-      audience: aud.toString('utf8'),
-      method: method.toString('utf8'),
+      audience,
+      method,
       name,
     },
-    stateJson: buf.subarray(at).toString('utf8'),
+    stateJson: buf.toString('utf8', at, end),
   };
 }

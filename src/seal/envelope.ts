@@ -17,8 +17,18 @@ const MIN_BODY = KID_BYTES + IV_BYTES + TAG_BYTES;
 /** Why an envelope did not open: the first three reasons of every rejection vocabulary. */
 export type EnvelopeFailure = 'malformed' | 'unknown-key' | 'auth';
 
-function aad(prefix: string, kid: Buffer): Buffer {
-  return Buffer.concat([Buffer.from(`${prefix}.`, 'utf8'), kid]);
+// The AAD of a (prefix, key) pair never changes; build it once rather than on every seal and open.
+const aadCache = new WeakMap<DerivedKey, Map<string, Buffer>>();
+
+function aad(prefix: string, key: DerivedKey): Buffer {
+  let byPrefix = aadCache.get(key);
+  if (byPrefix === undefined) aadCache.set(key, (byPrefix = new Map()));
+  let value = byPrefix.get(prefix);
+  if (value === undefined) {
+    value = Buffer.concat([Buffer.from(`${prefix}.`, 'utf8'), key.kid]);
+    byPrefix.set(prefix, value);
+  }
+  return value;
 }
 
 /** Seal plaintext under a derived key with a caller-supplied IV (random in production). */
@@ -29,7 +39,7 @@ export function sealEnvelope(
   plaintext: Buffer,
 ): string {
   const cipher = createCipheriv('aes-256-gcm', key.enc, iv, { authTagLength: TAG_BYTES });
-  cipher.setAAD(aad(prefix, key.kid));
+  cipher.setAAD(aad(prefix, key));
   const body = Buffer.concat([
     key.kid,
     iv,
@@ -57,9 +67,13 @@ export function openEnvelope(
   const ciphertext = body.subarray(KID_BYTES + IV_BYTES, body.length - TAG_BYTES);
   try {
     const decipher = createDecipheriv('aes-256-gcm', key.enc, iv, { authTagLength: TAG_BYTES });
-    decipher.setAAD(aad(prefix, key.kid));
+    decipher.setAAD(aad(prefix, key));
     decipher.setAuthTag(tag);
-    const plaintext = Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+    const head = decipher.update(ciphertext);
+    // `final` verifies the tag (throwing on mismatch) and, for GCM, returns nothing more: skip the
+    // copy that joining an empty tail would cost.
+    const tail = decipher.final();
+    const plaintext = tail.length === 0 ? head : Buffer.concat([head, tail]);
     return { ok: true, plaintext, key };
   } catch {
     // Any cipher failure is `auth`; the cause never crosses the trust boundary.

@@ -65,7 +65,8 @@ export function createKeyRing(keys: KeysInput, purpose: KeyPurpose): KeyRing {
   if (!Array.isArray(list) || list.length === 0) {
     throw new TypeError('keys must hold at least one secret');
   }
-  const byKid = new Map<string, DerivedKey>();
+  // Keyed by the 4-byte id read as a number: a lookup per open without building a string.
+  const byKid = new Map<number, DerivedKey>();
   const all = list.map((key, index) => {
     const secret = toSecret(key, index);
     const derived: DerivedKey = {
@@ -74,7 +75,7 @@ export function createKeyRing(keys: KeysInput, purpose: KeyPurpose): KeyRing {
       enc: derive(secret, `stateguard ${purpose} enc`, 32),
       tag: derive(secret, `stateguard ${purpose} principal`, 32),
     };
-    const id = derived.kid.toString('hex');
+    const id = derived.kid.readUInt32BE(0);
     if (byKid.has(id)) throw new RangeError(`keys[${index}] repeats an earlier key`);
     byKid.set(id, derived);
     secret.fill(0);
@@ -83,7 +84,7 @@ export function createKeyRing(keys: KeysInput, purpose: KeyPurpose): KeyRing {
   return {
     primary: all[0] as DerivedKey,
     all,
-    find: (kid) => byKid.get(kid.toString('hex')),
+    find: (kid) => (kid.length === KID_BYTES ? byKid.get(kid.readUInt32BE(0)) : undefined),
   };
 }
 

@@ -2,13 +2,16 @@
  * The `requestState` sealer: AES-256-GCM under an HKDF sub-key, bound to principal, request and
  * audience, with a per-round expiry and an absolute flow deadline.
  */
-import { randomBytes as nodeRandomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { StateRejectedError, type StateRejection } from '../errors.js';
 import { encodeBase64url } from './base64url.js';
-import { jsonDigest, principalText, type StateBinding } from './binding.js';
+import { jsonDigest, type StateBinding } from './binding.js';
 import { decodeClaims, encodeClaims, JTI_BYTES, PRINCIPAL_TAG_BYTES } from './claims.js';
 import { IV_BYTES, openEnvelope, sealEnvelope } from './envelope.js';
-import { createKeyRing, keyedTag, type KeysInput } from './key.js';
+import { createKeyRing, type KeysInput } from './key.js';
+import { createMemo } from './memo.js';
+import { createPrincipalTagger } from './principal-tag.js';
+import { createRandomPool, type RandomSource } from './random-pool.js';
 
 /** The prefix of every sealed `requestState`: format version 1. */
 export const STATE_PREFIX = 'v1';
@@ -51,7 +54,10 @@ export interface OpenedState<T = unknown> {
 
 /** Options of one `seal` call. */
 export interface SealOptions {
-  /** The claims of the round this one continues: its flow deadline is carried over, never extended. */
+  /**
+   * The claims of the round this one continues (as `open` returned them): its flow deadline is carried
+   * over, never extended. A deadline later than a fresh flow's would be is cut back to that.
+   */
   continues?: Pick<StateClaims, 'flowExpiresAt'>;
 }
 
@@ -69,6 +75,39 @@ function positiveSeconds(value: number | undefined, fallback: number, name: stri
   return v;
 }
 
+/** Largest time the 48-bit claim fields hold (about the year 10889). */
+const MAX_TIME = 2 ** 48 - 1;
+
+/** A clock reading as a whole millisecond the claims can carry, or `undefined` for a broken clock. */
+function readClock(now: () => number): number | undefined {
+  const at = Math.floor(now());
+  return Number.isFinite(at) && at >= 0 && at <= MAX_TIME ? at : undefined;
+}
+
+/** How many argument and question digests a sealer remembers. */
+const DIGEST_MEMO_LIMIT = 512;
+
+/**
+ * The canonical digest of a value, remembered by the value's plain JSON text: equal JSON text means
+ * an equal canonical form, so a remembered digest is the one a recomputation would give. The one
+ * exception is JSON.stringify writing NaN and ±Infinity as `null` where canonical JSON refuses them,
+ * so a text containing `null` is never remembered and always takes the canonical road.
+ */
+function createDigester(): (value: unknown) => Buffer {
+  const memo = createMemo<Buffer>(DIGEST_MEMO_LIMIT);
+  return (value) => {
+    if (value === undefined || value === null) return jsonDigest(value);
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value);
+    } catch {
+      text = undefined;
+    }
+    if (text === undefined || text.includes('null')) return jsonDigest(value);
+    return memo.get(text, () => jsonDigest(value));
+  };
+}
+
 /** Constant-time equality of two optional tags; presence must match too (fail closed on drift). */
 function sameTag(a: Buffer | undefined, b: Buffer | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
@@ -81,7 +120,7 @@ function sameTag(a: Buffer | undefined, b: Buffer | undefined): boolean {
  */
 export function createStateSealerWith(
   options: StateSealerOptions,
-  randomBytes: (n: number) => Buffer,
+  randomBytes: RandomSource,
 ): StateSealer {
   if (typeof options !== 'object' || options === null) throw new TypeError('options are required');
   const ring = createKeyRing(options.keys, 'requestState');
@@ -89,17 +128,17 @@ export function createStateSealerWith(
   if (typeof audience !== 'string' || audience.length === 0) {
     throw new TypeError(`audience must be a non-empty string, got ${typeof audience}`);
   }
-  if (Buffer.byteLength(audience, 'utf8') > 255)
+  if (Buffer.byteLength(audience, 'utf8') > 255) {
     throw new RangeError('audience must be at most 255 bytes');
+  }
   const ttlMs = positiveSeconds(options.ttlSeconds, 600, 'ttlSeconds') * 1000;
   const flowTtlMs = positiveSeconds(options.flowTtlSeconds, 3600, 'flowTtlSeconds') * 1000;
   const maxTokenBytes = positiveSeconds(options.maxTokenBytes, 8192, 'maxTokenBytes');
   const now = options.now ?? Date.now;
+  if (typeof now !== 'function') throw new TypeError(`now must be a function, got ${typeof now}`);
 
-  const principalTag = (key: Buffer, binding: StateBinding): Buffer | undefined => {
-    const text = principalText(binding.principal);
-    return text === undefined ? undefined : keyedTag(key, text, PRINCIPAL_TAG_BYTES);
-  };
+  const principalTag = createPrincipalTagger(PRINCIPAL_TAG_BYTES);
+  const digest = createDigester();
   const reject = (reason: StateRejection): never => {
     throw new StateRejectedError(reason);
   };
@@ -107,26 +146,42 @@ export function createStateSealerWith(
   return {
     seal(state, binding, sealOptions) {
       if (typeof binding?.method !== 'string') throw new TypeError('binding.method is required');
-      const stateJson = JSON.stringify(state);
+      let stateJson: string | undefined;
+      try {
+        stateJson = JSON.stringify(state);
+      } catch {
+        // JSON.stringify's own message can quote the state's keys (circular paths): never pass it on.
+        stateJson = undefined;
+      }
       if (stateJson === undefined) throw new TypeError('state must be representable as JSON');
-      const issuedAt = Math.floor(now());
-      const flowExpiresAt = sealOptions?.continues?.flowExpiresAt ?? issuedAt + flowTtlMs;
+      const issuedAt = readClock(now);
+      if (issuedAt === undefined) throw new RangeError('now() must return a time in milliseconds');
+      const fresh = issuedAt + flowTtlMs;
+      const carried = sealOptions?.continues?.flowExpiresAt;
+      if (carried !== undefined && (!Number.isSafeInteger(carried) || carried < 0)) {
+        throw new TypeError('continues.flowExpiresAt must be a time in milliseconds');
+      }
+      // A later round can only keep or shorten the flow's deadline, never push it out.
+      const flowExpiresAt = Math.min(carried ?? fresh, fresh, MAX_TIME);
+      // One draw for the token id and the IV: the source's cost is per call, not per byte.
+      const random = randomBytes(JTI_BYTES + IV_BYTES);
       const plaintext = encodeClaims(
         {
           issuedAt,
-          expiresAt: issuedAt + ttlMs,
+          // A round never outlives its flow, so the reported expiry is the one that will apply.
+          expiresAt: Math.min(issuedAt + ttlMs, flowExpiresAt),
           flowExpiresAt,
-          tokenId: randomBytes(JTI_BYTES),
-          argsDigest: jsonDigest(binding.args),
-          principalTag: principalTag(ring.primary.tag, binding),
-          questionDigest: binding.question === undefined ? undefined : jsonDigest(binding.question),
+          tokenId: random.subarray(0, JTI_BYTES),
+          argsDigest: digest(binding.args),
+          principalTag: principalTag(ring.primary, binding.principal),
+          questionDigest: binding.question === undefined ? undefined : digest(binding.question),
           audience,
           method: binding.method,
           name: binding.name,
         },
         stateJson,
       );
-      return sealEnvelope(STATE_PREFIX, ring.primary, randomBytes(IV_BYTES), plaintext);
+      return sealEnvelope(STATE_PREFIX, ring.primary, random.subarray(JTI_BYTES), plaintext);
     },
 
     open<T>(token: unknown, binding: StateBinding): OpenedState<T> {
@@ -139,17 +194,19 @@ export function createStateSealerWith(
       if (decoded === undefined) return reject('malformed');
       const { claims, stateJson } = decoded;
       if (claims.audience !== audience) return reject('audience');
-      const at = now();
+      // A clock that cannot say what time it is cannot prove a state unexpired: fail closed.
+      const at = readClock(now);
+      if (at === undefined) return reject('expired');
       if (at >= claims.flowExpiresAt) return reject('flow-expired');
       if (at >= claims.expiresAt) return reject('expired');
-      if (!sameTag(claims.principalTag, principalTag(opened.key.tag, binding))) {
+      if (!sameTag(claims.principalTag, principalTag(opened.key, binding.principal))) {
         return reject('principal');
       }
-      const question = binding.question === undefined ? undefined : jsonDigest(binding.question);
+      const question = binding.question === undefined ? undefined : digest(binding.question);
       if (
         claims.method !== binding.method ||
         claims.name !== binding.name ||
-        !sameTag(claims.argsDigest, jsonDigest(binding.args)) ||
+        !sameTag(claims.argsDigest, digest(binding.args)) ||
         !sameTag(claims.questionDigest, question)
       ) {
         return reject('request');
@@ -177,6 +234,8 @@ export function createStateSealerWith(
   };
 }
 
+const secureRandom = createRandomPool();
+
 /**
  * Create a `requestState` sealer.
  *
@@ -186,5 +245,5 @@ export function createStateSealerWith(
  * const { state } = sealer.open(token, { principal, method: 'tools/call', name, args });
  */
 export function createStateSealer(options: StateSealerOptions): StateSealer {
-  return createStateSealerWith(options, nodeRandomBytes);
+  return createStateSealerWith(options, secureRandom);
 }

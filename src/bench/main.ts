@@ -1,0 +1,37 @@
+/**
+ * `npm run bench`: runs the registered suites and prints their tables and target checks.
+ *
+ *     node dist/bench/main.js [suite-name …]
+ *
+ * Timings never gate a test; they live here, as ratios against a baseline measured in the same run.
+ * Exit code 0 whether or not a target was met (a busy machine is not a regression); 2 on bad usage.
+ */
+import { DEFAULT_BUDGET, renderChecks, renderTable, type BenchSuite } from './harness.js';
+import { handlesSuite } from './suites/handles.js';
+import { redisLedgerSuite } from './suites/redis-ledger.js';
+import { requestStateSuite } from './suites/request-state.js';
+
+/** Every suite, in run order. Add new suites here. */
+const SUITES: readonly BenchSuite[] = [requestStateSuite, handlesSuite, redisLedgerSuite];
+
+async function main(argv: readonly string[]): Promise<number> {
+  const unknown = argv.filter((name) => !SUITES.some((s) => s.name === name));
+  if (unknown.length > 0) {
+    console.error(`unknown suite(s): ${unknown.join(', ')}`);
+    console.error(`available: ${SUITES.map((s) => s.name).join(', ')}`);
+    return 2;
+  }
+  const selected = argv.length > 0 ? SUITES.filter((s) => argv.includes(s.name)) : SUITES;
+  console.log(`node ${process.version} · ${process.platform}/${process.arch}`);
+  for (const suite of selected) {
+    const started = Date.now();
+    console.log(`\n== ${suite.name}: ${suite.summary}\n`);
+    const result = await suite.run(DEFAULT_BUDGET);
+    for (const table of result.tables) console.log(`${renderTable(table)}\n`);
+    if (result.checks.length > 0) console.log(renderChecks(result.checks));
+    console.log(`\n(${suite.name} took ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  }
+  return 0;
+}
+
+process.exitCode = await main(process.argv.slice(2));

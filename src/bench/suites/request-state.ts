@@ -1,0 +1,203 @@
+/**
+ * Suite "requestState": one seal plus one open per operation, at three state sizes, for
+ *
+ * - stateguard's sealer (AES-256-GCM, bound to principal, tool, arguments and audience);
+ * - the floor (see `request-state-floor.ts`): what any sealer must do at the least;
+ * - the official SDK's `createRequestStateCodec` mint + verify (HMAC-SHA256 over WebCrypto, signed
+ *   not encrypted), both as it ships (no `bind`) and with a `bind` of method and client id.
+ */
+import { randomBytes } from 'node:crypto';
+import { createRequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
+import { createStateSealer, type StateBinding } from '../../index.js';
+import {
+  compare,
+  formatCount,
+  formatRatio,
+  type BenchSuite,
+  type Budget,
+  type Check,
+  type Measurement,
+  type Table,
+} from '../harness.js';
+import { createFloorCodec } from './request-state-floor.js';
+
+const SIZES = [16, 256, 4096] as const;
+const FLOOR_TARGET = 1.5;
+const SDK_TARGET = 3;
+const SMALL_TOKEN_TARGET = 320;
+
+/** A state object whose JSON text is exactly `bytes` long: `{"d":"…"}`. */
+function stateOfSize(bytes: number): { d: string } {
+  const filler = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  const body = Array.from({ length: bytes - 8 }, (_, i) => filler[i % filler.length]).join('');
+  const state = { d: body };
+  if (JSON.stringify(state).length !== bytes) throw new Error(`state of ${bytes} bytes is off`);
+  return state;
+}
+
+const binding: StateBinding = {
+  principal: { clientId: 'bench-client', issuer: 'https://issuer.example', subject: 'user-42' },
+  method: 'tools/call',
+  name: 'create_report',
+  args: { dataset: 'sales', format: 'pdf' },
+};
+
+/**
+ * Bindings that never repeat within a memo's reach: a new principal and new arguments on every
+ * operation, cycling through more of them than the sealer remembers. This is the sealer's cold path.
+ */
+const COLD_BINDINGS: StateBinding[] = Array.from({ length: 4096 }, (_, i) => ({
+  principal: { clientId: `client-${i}`, issuer: 'https://issuer.example', subject: `user-${i}` },
+  method: 'tools/call',
+  name: 'create_report',
+  args: { dataset: `sales-${i}`, format: 'pdf' },
+}));
+
+/** The parts of a `ServerContext` the bound SDK codec's `bind` reads; nothing else is touched. */
+const sdkContext = {
+  mcpReq: { method: 'tools/call' },
+  http: { authInfo: { clientId: 'bench-client' } },
+} as unknown as ServerContext;
+
+function expectEqual(label: string, a: unknown, b: unknown): void {
+  if (JSON.stringify(a) !== JSON.stringify(b)) throw new Error(`${label} did not round-trip`);
+}
+
+/** The requestState suite. */
+export const requestStateSuite: BenchSuite = {
+  name: 'requestState',
+  summary: 'seal + open per operation: stateguard vs the floor vs the SDK codec',
+  async run(budget: Budget) {
+    // Five contenders at three sizes is fifteen measurements: shorter rounds keep the suite near 10 s.
+    const own: Budget = {
+      ...budget,
+      warmupMs: budget.warmupMs * 0.67,
+      roundMs: budget.roundMs * 0.6,
+    };
+    const key = randomBytes(32);
+    const sealer = createStateSealer({ keys: key, audience: 'bench-reports' });
+    // Another instance sharing the key: on the cold path it opens what `sealer` sealed, so neither
+    // side has seen the principal or the arguments before.
+    const twin = createStateSealer({ keys: key, audience: 'bench-reports' });
+    const sdkPlain = createRequestStateCodec<unknown>({ key });
+    const sdkBound = createRequestStateCodec<unknown>({
+      key,
+      bind: (ctx) =>
+        `${ctx.mcpReq.method}\0${(ctx.http?.authInfo as { clientId?: string } | undefined)?.clientId ?? ''}`,
+    });
+
+    const rows: string[][] = [];
+    const checks: Check[] = [];
+    const sizeRows: string[][] = [];
+    for (const size of SIZES) {
+      const state = stateOfSize(size);
+      const sealed = sealer.seal(state, binding);
+      const floor = createFloorCodec(sealed.length, size);
+      const floorToken = floor.seal(state);
+      const sdkToken = await sdkPlain.mint(state);
+      // Prove each contender really round-trips before timing it.
+      expectEqual('stateguard', sealer.open(sealed, binding).state, state);
+      expectEqual('floor', floor.open(floorToken), state);
+      expectEqual('sdk', await sdkPlain.verify(sdkToken, sdkContext), state);
+      expectEqual(
+        'sdk+bind',
+        await sdkBound.verify(await sdkBound.mint(state, sdkContext), sdkContext),
+        state,
+      );
+
+      let cold = 0;
+      const [sg, sgCold, fl, sdk, sdkB] = (await compare(
+        [
+          { label: 'stateguard', op: () => sealer.open(sealer.seal(state, binding), binding) },
+          {
+            label: 'stateguard, cold',
+            op: () => {
+              const b = COLD_BINDINGS[cold++ % COLD_BINDINGS.length] as StateBinding;
+              return twin.open(sealer.seal(state, b), b);
+            },
+          },
+          { label: 'floor', op: () => floor.open(floor.seal(state)) },
+          {
+            label: 'sdk codec',
+            op: async () => sdkPlain.verify(await sdkPlain.mint(state), sdkContext),
+          },
+          {
+            label: 'sdk codec + bind',
+            op: async () => sdkBound.verify(await sdkBound.mint(state, sdkContext), sdkContext),
+          },
+        ],
+        own,
+      )) as [Measurement, Measurement, Measurement, Measurement, Measurement];
+
+      const vsFloor = sg.nsPerOp / fl.nsPerOp;
+      const coldVsFloor = sgCold.nsPerOp / fl.nsPerOp;
+      const sdkVs = sdk.nsPerOp / sg.nsPerOp;
+      for (const m of [sg, sgCold, fl, sdk, sdkB]) {
+        rows.push([
+          `${size} B`,
+          m.label,
+          formatCount(m.opsPerSec),
+          formatCount(m.nsPerOp),
+          formatRatio(m.nsPerOp / fl.nsPerOp),
+        ]);
+      }
+      checks.push(
+        {
+          label: `${size} B: stateguard / floor`,
+          actual: formatRatio(vsFloor),
+          target: `≤ ${formatRatio(FLOOR_TARGET)}`,
+          met: vsFloor <= FLOOR_TARGET,
+        },
+        {
+          label: `${size} B: stateguard, cold / floor (informational)`,
+          actual: formatRatio(coldVsFloor),
+          target: `≤ ${formatRatio(FLOOR_TARGET)}`,
+          met: coldVsFloor <= FLOOR_TARGET,
+        },
+        {
+          label: `${size} B: sdk codec / stateguard`,
+          actual: formatRatio(sdkVs),
+          target: `≥ ${formatRatio(SDK_TARGET)}`,
+          met: sdkVs >= SDK_TARGET,
+        },
+      );
+      sizeRows.push([
+        `${size} B`,
+        String(sealed.length),
+        String(floorToken.length),
+        String(sdkToken.length),
+      ]);
+      if (size === 16) {
+        checks.push({
+          label: '16 B state: stateguard token',
+          actual: `${sealed.length} chars`,
+          target: `≤ ${SMALL_TOKEN_TARGET}`,
+          met: sealed.length <= SMALL_TOKEN_TARGET,
+        });
+      }
+    }
+
+    const tables: Table[] = [
+      {
+        title: 'requestState: one seal + one open per operation (median of interleaved rounds)',
+        columns: ['state', 'contender', 'ops/s', 'ns/op', 'vs floor'],
+        rows,
+        notes: [
+          'stateguard: binds principal {clientId, issuer, subject}, method, tool name, arguments, audience;',
+          '  one flow: the same principal and arguments each time, as the rounds of a flow are.',
+          'stateguard, cold: a new principal and new arguments every operation, opened by a twin',
+          '  instance (another process in production): no remembered tag or digest ever helps.',
+          'floor: JSON + AES-256-GCM (random IV) + base64url, and back; padded to the same token size.',
+          'sdk codec: createRequestStateCodec mint + verify as shipped (no bind; signed, not encrypted).',
+          'sdk codec + bind: the same with bind = method + client id (two more HMACs per operation).',
+        ],
+      },
+      {
+        title: 'token size (characters)',
+        columns: ['state', 'stateguard', 'floor', 'sdk codec'],
+        rows: sizeRows,
+      },
+    ];
+    return { tables, checks };
+  },
+};

@@ -1,0 +1,208 @@
+/**
+ * Arguments of `stateguard scan`: parsed with `node:util` `parseArgs` (strict), validated, and turned
+ * into a scan configuration. Every problem is a {@link ProbeUsageError} with a one-line message
+ * (exit 2); nothing here touches the network or spawns anything.
+ */
+import { parseArgs } from 'node:util';
+import { parse as shellParse } from 'shell-quote';
+import { ProbeUsageError } from '../errors.js';
+import { findProbe, PROBES } from '../probe/registry.js';
+import type { Probe } from '../probe/define.js';
+import { SCAN_DEFAULTS } from '../probe/scan.js';
+import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/session.js';
+import type { Target } from '../probe/types.js';
+import { EVIDENCE_MODES, isReportFormat, REPORT_FORMATS } from '../report/index.js';
+import type { EvidenceMode, ReportFormat } from '../report/index.js';
+
+/** The help text; it documents every flag `parseArgs` accepts. */
+export const SCAN_HELP = `Usage: stateguard scan (--http <url> | --stdio "<command line>") [options]
+
+Scans one MCP 2026-07-28 server for unbound handles and unprotected requestState, with two
+identities (A and B), controls that must hold before any verdict, and the evidence of every call.
+
+Target (exactly one):
+  --http <url>                 a Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp
+  --stdio "<command line>"     a command to spawn (split like a shell would, but run without one)
+
+Identities (default: two random ones per run):
+  --identity-a <secret>        identity A; or env STATEGUARD_IDENTITY_A (keeps it out of ps)
+  --identity-b <secret>        identity B; or env STATEGUARD_IDENTITY_B
+                               HTTP: sent as "Authorization: Bearer <secret>"
+                               stdio: sent as params._meta[<key>]
+  --principal-meta-key <key>   the stdio _meta key (default ${DEFAULT_PRINCIPAL_META_KEY})
+
+Selection:
+  --probe <id>                 run only this probe (repeatable); ids: ${PROBES.map((p) => p.id).join(', ') || '(none registered)'}
+  --include-destructive        also call tools that may destroy data (destructiveHint or a
+                               destructive verb in name or description); off by default
+
+Limits:
+  --timeout <ms>               per call (default ${SCAN_DEFAULTS.timeoutMs}); "5s" also works
+  --deadline <ms>              whole scan (default ${SCAN_DEFAULTS.deadlineMs}); "30s" also works
+  --max-answer-bytes <n>       largest answer read (default ${SCAN_DEFAULTS.maxAnswerBytes})
+
+Output:
+  --format <format>            ${REPORT_FORMATS.join(' | ')} (default text)
+  --output <file>              write the report to a file (the summary line still goes to stderr)
+  --evidence <mode>            text only: ${EVIDENCE_MODES.join(' | ')} (default summary)
+  --quiet                      no progress on stderr
+  -h, --help                   this help
+
+Exit codes: 0 nothing confirmed or errored · 1 something confirmed · 2 usage error ·
+            3 something errored and nothing confirmed
+`;
+
+/** A validated `scan` invocation. */
+export interface ScanArgs {
+  readonly target: Target;
+  readonly probes: readonly Probe[];
+  readonly identities: { A?: string; B?: string };
+  readonly principalMetaKey: string;
+  readonly includeDestructive: boolean;
+  readonly timeoutMs: number;
+  readonly deadlineMs: number;
+  readonly maxAnswerBytes: number;
+  readonly format: ReportFormat;
+  readonly output?: string;
+  readonly evidence: EvidenceMode;
+  readonly quiet: boolean;
+}
+
+/** Every flag `scan` accepts; `--help` must document each (a test holds it to that). */
+export const SCAN_OPTIONS = {
+  http: { type: 'string' },
+  stdio: { type: 'string' },
+  'identity-a': { type: 'string' },
+  'identity-b': { type: 'string' },
+  'principal-meta-key': { type: 'string' },
+  probe: { type: 'string', multiple: true },
+  'include-destructive': { type: 'boolean' },
+  timeout: { type: 'string' },
+  deadline: { type: 'string' },
+  'max-answer-bytes': { type: 'string' },
+  format: { type: 'string' },
+  output: { type: 'string' },
+  evidence: { type: 'string' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function duration(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const m = /^(\d+)(ms|s)?$/.exec(value.trim());
+  const n = m ? Number(m[1]) * (m[2] === 's' ? 1000 : 1) : NaN;
+  if (!Number.isSafeInteger(n) || n <= 0) {
+    throw new ProbeUsageError(`--${flag} needs a positive number of ms, got '${value}'`);
+  }
+  return n;
+}
+
+function count(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n <= 0)
+    throw new ProbeUsageError(`--${flag} needs a positive integer, got '${value}'`);
+  return n;
+}
+
+/** Splits a command line like a POSIX shell would, refusing what only a shell could run. */
+export function splitCommandLine(line: string): { command: string; args: string[] } {
+  // Variables stay literal: no shell runs, so nothing would expand them.
+  const tokens = shellParse(line, (name) => `$${name}`);
+  const words: string[] = [];
+  for (const t of tokens) {
+    if (typeof t === 'string') words.push(t);
+    else if ('op' in t && t.op === 'glob') words.push(t.pattern);
+    else if ('op' in t)
+      throw new ProbeUsageError(`--stdio runs no shell; remove '${t.op}' from the command line`);
+    else
+      throw new ProbeUsageError('--stdio runs no shell; remove the comment from the command line');
+  }
+  const [command, ...args] = words;
+  if (command === undefined || command.length === 0)
+    throw new ProbeUsageError('--stdio needs a command line');
+  return { command, args };
+}
+
+function target(http: string | undefined, stdio: string | undefined): Target {
+  if (http !== undefined && stdio !== undefined)
+    throw new ProbeUsageError('give either --http or --stdio, not both');
+  if (http !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(http);
+    } catch {
+      throw new ProbeUsageError(`--http needs an http(s) URL, got '${http}'`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new ProbeUsageError(`--http needs an http(s) URL, got '${url.protocol}' scheme`);
+    }
+    return { kind: 'http', url: url.toString() };
+  }
+  if (stdio !== undefined) return { kind: 'stdio', ...splitCommandLine(stdio) };
+  throw new ProbeUsageError('no target: give --http <url> or --stdio "<command line>"');
+}
+
+/** Parses `scan` arguments; `env` supplies the identity variables. Throws {@link ProbeUsageError}. */
+export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): ScanArgs | 'help' {
+  let values: ReturnType<
+    typeof parseArgs<{ options: typeof SCAN_OPTIONS; strict: true }>
+  >['values'];
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      options: SCAN_OPTIONS,
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    throw new ProbeUsageError((err as Error).message.split('\n')[0] ?? 'bad arguments');
+  }
+  if (values.help) return 'help';
+  const format = values.format ?? 'text';
+  if (!isReportFormat(format))
+    throw new ProbeUsageError(`unknown --format '${format}' (${REPORT_FORMATS.join(', ')})`);
+  const evidence = values.evidence ?? 'summary';
+  if (!(EVIDENCE_MODES as readonly string[]).includes(evidence)) {
+    throw new ProbeUsageError(`unknown --evidence '${evidence}' (${EVIDENCE_MODES.join(', ')})`);
+  }
+  const probes: Probe[] = [];
+  for (const id of values.probe ?? []) {
+    const probe = findProbe(id);
+    if (!probe)
+      throw new ProbeUsageError(
+        `unknown probe '${id}' (${PROBES.map((p) => p.id).join(', ') || 'none registered'})`,
+      );
+    if (!probes.includes(probe)) probes.push(probe);
+  }
+  const key = values['principal-meta-key'] ?? DEFAULT_PRINCIPAL_META_KEY;
+  if (key.length === 0) throw new ProbeUsageError('--principal-meta-key must not be empty');
+  const a = values['identity-a'] ?? env.STATEGUARD_IDENTITY_A;
+  const b = values['identity-b'] ?? env.STATEGUARD_IDENTITY_B;
+  for (const [flag, v] of [
+    ['identity-a', a],
+    ['identity-b', b],
+  ] as const) {
+    if (v !== undefined && v.length === 0) throw new ProbeUsageError(`--${flag} must not be empty`);
+  }
+  if (values.output !== undefined && values.output.length === 0)
+    throw new ProbeUsageError('--output needs a file name');
+  return {
+    target: target(values.http, values.stdio),
+    probes: probes.length > 0 ? probes : PROBES,
+    identities: { ...(a !== undefined ? { A: a } : {}), ...(b !== undefined ? { B: b } : {}) },
+    principalMetaKey: key,
+    includeDestructive: values['include-destructive'] ?? false,
+    timeoutMs: duration('timeout', values.timeout, SCAN_DEFAULTS.timeoutMs),
+    deadlineMs: duration('deadline', values.deadline, SCAN_DEFAULTS.deadlineMs),
+    maxAnswerBytes: count(
+      'max-answer-bytes',
+      values['max-answer-bytes'],
+      SCAN_DEFAULTS.maxAnswerBytes,
+    ),
+    format,
+    ...(values.output !== undefined ? { output: values.output } : {}),
+    evidence: evidence as EvidenceMode,
+    quiet: values.quiet ?? false,
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * `stateguard scan`: parse, scan, render, write, and turn the verdicts into an exit code.
+ *
+ * A report is written whatever happened to the target (unreachable, missing command, hanging):
+ * only bad usage ends without one (exit 2).
+ */
+import { writeFileSync } from 'node:fs';
+import { ProbeUsageError } from '../errors.js';
+import { runScan } from '../probe/scan.js';
+import type { ScanProgress } from '../probe/scan.js';
+import type { RunReport } from '../probe/types.js';
+import { REPORTERS } from '../report/index.js';
+import { summaryLine } from '../report/text.js';
+import { parseScanArgs, SCAN_HELP } from './scan-args.js';
+
+/**
+ * Exit code of a finished scan: 1 when anything is confirmed, else 3 when anything errored or the
+ * target answered nothing usable, else 0.
+ */
+export function exitCodeOf(report: RunReport): 0 | 1 | 3 {
+  if (report.probes.some((p) => p.verdict === 'confirmed')) return 1;
+  if (report.problem !== undefined || report.probes.some((p) => p.verdict === 'errored')) return 3;
+  return 0;
+}
+
+function progressLine(event: ScanProgress): string {
+  switch (event.phase) {
+    case 'open':
+      return `scanning ${event.target}`;
+    case 'opened':
+      return `protocol era ${event.era}, ${event.tools} tools`;
+    case 'probe':
+      return `probe ${event.id}…`;
+    case 'result':
+      return `probe ${event.result.id}: ${event.result.verdict} (${event.result.ms} ms)`;
+  }
+}
+
+/** Runs `stateguard scan` with these arguments; resolves with the exit code. */
+export async function runScanCommand(argv: readonly string[]): Promise<number> {
+  const err = (line: string): void => {
+    process.stderr.write(`${line}\n`);
+  };
+  let args: ReturnType<typeof parseScanArgs>;
+  try {
+    args = parseScanArgs(argv, process.env);
+  } catch (error) {
+    if (!(error instanceof ProbeUsageError)) throw error;
+    err(`stateguard scan: ${error.message}`);
+    err(`Try 'stateguard scan --help'.`);
+    return 2;
+  }
+  if (args === 'help') {
+    process.stdout.write(SCAN_HELP);
+    return 0;
+  }
+  const { A, B } = args.identities;
+  if (A !== undefined && A === B) {
+    err(
+      'stateguard scan: warning: identities A and B are the same; differential probes cannot hold their controls',
+    );
+  }
+  const report = await runScan({
+    target: args.target,
+    probes: args.probes,
+    identities: args.identities,
+    principalMetaKey: args.principalMetaKey,
+    includeDestructive: args.includeDestructive,
+    timeoutMs: args.timeoutMs,
+    deadlineMs: args.deadlineMs,
+    maxAnswerBytes: args.maxAnswerBytes,
+    ...(args.quiet
+      ? {}
+      : { onProgress: (e: ScanProgress) => err(`stateguard: ${progressLine(e)}`) }),
+  });
+  const noColor = (process.env.NO_COLOR ?? '') !== '';
+  const color = args.format === 'text' && !args.output && process.stdout.isTTY === true && !noColor;
+  const rendered = REPORTERS[args.format].render(report, { color, evidence: args.evidence });
+  if (args.output !== undefined) {
+    try {
+      writeFileSync(args.output, rendered);
+    } catch (error) {
+      err(
+        `stateguard scan: cannot write --output '${args.output}': ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+      );
+      return 2;
+    }
+    err(summaryLine(report));
+  } else {
+    process.stdout.write(rendered);
+  }
+  return exitCodeOf(report);
+}

@@ -1,0 +1,139 @@
+/**
+ * `npm run demo`: start every fixture mode on both transports, scan each with every probe, and print
+ * the verdict matrix (mode × probe × transport) next to what the fixture says each must be. Then
+ * three targets that cannot answer (a missing command, a closed port, a hanging server) show that
+ * the scanner ends within its deadline with `errored`, never a green verdict.
+ *
+ * Exits 0 when every verdict is the expected one, 1 otherwise. Everything started is stopped.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { EXPECTED_VERDICTS, MODES, WITNESSED_PROBES } from './fixture/flaws.js';
+import type { Mode } from './fixture/flaws.js';
+import { startFixtureHttp } from './fixture/http.js';
+import { PROBES } from './probe/registry.js';
+import { runScan } from './probe/scan.js';
+import type { RunReport, Target, TransportKind } from './probe/types.js';
+
+// Run from dist/ (node) or from src/ (tsx): spawn the matching CLI for the stdio fixtures.
+const here = fileURLToPath(import.meta.url);
+const fromSource = here.endsWith('.ts');
+const cli = fileURLToPath(new URL(fromSource ? './cli/main.ts' : './cli/main.js', import.meta.url));
+const nodeArgs = fromSource ? ['--import', 'tsx', cli] : [cli];
+
+interface Row {
+  readonly name: string;
+  readonly transport: TransportKind;
+  readonly report: RunReport;
+  readonly expected?: Readonly<Record<string, string>>;
+}
+
+async function scanMode(mode: Mode, transport: TransportKind): Promise<Row> {
+  const expected = EXPECTED_VERDICTS[mode];
+  if (transport === 'stdio') {
+    const target: Target = {
+      kind: 'stdio',
+      command: process.execPath,
+      args: [...nodeArgs, 'fixture', '--transport', 'stdio', '--mode', mode],
+    };
+    return { name: mode, transport, report: await runScan({ target, probes: PROBES }), expected };
+  }
+  const fixture = await startFixtureHttp({ mode });
+  try {
+    const report = await runScan({ target: { kind: 'http', url: fixture.url }, probes: PROBES });
+    return { name: mode, transport, report, expected };
+  } finally {
+    await fixture.close();
+  }
+}
+
+/** Targets that cannot answer: each must end within its deadline, every probe errored. */
+async function scanDead(): Promise<Row[]> {
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/mcp`;
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  const hanging = createServer(() => undefined);
+  await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+  const hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/mcp`;
+  const errored = Object.fromEntries(PROBES.map((p) => [p.id, 'errored']));
+  try {
+    const missing: Target = { kind: 'stdio', command: 'stateguard-demo-no-such-server', args: [] };
+    const [a, b, c] = await Promise.all([
+      runScan({ target: missing, probes: PROBES }),
+      runScan({ target: { kind: 'http', url: closedUrl }, probes: PROBES }),
+      runScan({ target: { kind: 'http', url: hangingUrl }, probes: PROBES, deadlineMs: 2000 }),
+    ]);
+    return [
+      { name: 'missing command', transport: 'stdio', report: a, expected: errored },
+      { name: 'closed port', transport: 'http', report: b, expected: errored },
+      { name: 'hanging (2 s)', transport: 'http', report: c, expected: errored },
+    ];
+  } finally {
+    hanging.closeAllConnections();
+    await new Promise<void>((resolve) => hanging.close(() => resolve()));
+  }
+}
+
+/** Runs `tasks` with at most `limit` at a time, keeping their order. */
+async function pool<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const results: T[] = new Array<T>(tasks.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < tasks.length) {
+      const i = next++;
+      results[i] = await tasks[i]!();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}
+
+function render(rows: readonly Row[]): { text: string; mismatches: string[] } {
+  const ids = PROBES.map((p) => p.id);
+  const width = [16, 6, ...ids.map((id) => Math.max(id.length, 11))];
+  const cell = (s: string, i: number): string => s.padEnd(width[i] ?? 12);
+  const lines = [['target', 'via', ...ids].map(cell).join('  ')];
+  const mismatches: string[] = [];
+  for (const row of rows) {
+    const cells = ids.map((id) => {
+      const result = row.report.probes.find((p) => p.id === id);
+      const got = result?.verdict ?? '-';
+      const want = row.expected?.[id];
+      if (want === undefined || want === got) return got;
+      mismatches.push(
+        `${row.name} (${row.transport}) ${id}: ${got}, expected ${want}: ${result?.reason ?? ''}`,
+      );
+      return `${got}≠${want}`;
+    });
+    lines.push([row.name, row.transport, ...cells].map(cell).join('  '));
+  }
+  return { text: lines.join('\n'), mismatches };
+}
+
+async function main(): Promise<number> {
+  const started = performance.now();
+  const unwitnessed = PROBES.filter((p) => !(WITNESSED_PROBES as readonly string[]).includes(p.id));
+  const tasks = MODES.flatMap((mode) =>
+    (['http', 'stdio'] as const).map((transport) => () => scanMode(mode, transport)),
+  );
+  const [rows, dead] = await Promise.all([pool(tasks, 6), scanDead()]);
+  const { text, mismatches } = render([...rows, ...dead]);
+  process.stdout.write(
+    `stateguard demo: every fixture mode × both transports × every probe\n\n${text}\n\n`,
+  );
+  if (unwitnessed.length > 0) {
+    process.stdout.write(`no fixture witness for: ${unwitnessed.map((p) => p.id).join(', ')}\n`);
+  }
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  for (const line of mismatches) process.stdout.write(`  ${line}\n`);
+  process.stdout.write(
+    mismatches.length === 0
+      ? `every verdict as expected (${seconds} s)\n`
+      : `${mismatches.length} verdict(s) differ from the fixture's expectation (${seconds} s)\n`,
+  );
+  return mismatches.length === 0 ? 0 : 1;
+}
+
+process.exitCode = await main();

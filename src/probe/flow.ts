@@ -1,0 +1,278 @@
+/**
+ * Driving a multi round-trip (`input_required`) flow: ask, answer the input requests in the shape
+ * they were asked, and retry with a `requestState` (untouched, or one a probe changed).
+ *
+ * How an outcome is read (the same for every probe, so a control and its subject are read alike):
+ * - a JSON-RPC error, or a tool result with `isError: true`, is a refusal;
+ * - a result whose `resultType` is absent or `complete` is an acceptance;
+ * - `input_required` on a retry that asks the very questions of round 1 again is a refusal (the
+ *   server restarted the flow instead of honouring the state); new questions mean the flow moved on;
+ * - a failure (timeout, 5xx, empty or HTML body, dropped connection) is never a refusal, and neither
+ *   is an unknown `resultType`: both are read as `failure`, which a probe turns into `errored`.
+ *
+ * Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
+ */
+import type { ProbeContext } from './define.js';
+import { valueFor } from './surface.js';
+import type { Exchange, IdentityName, Outcome } from './types.js';
+
+/** How one outcome reads. `input` is an `input_required` answer. */
+export type Reading = 'accepted' | 'refused' | 'input' | 'failure';
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Read one outcome (see the module comment). */
+export function readOutcome(outcome: Outcome): Reading {
+  if (outcome.kind === 'failure') return 'failure';
+  if (outcome.kind === 'error') return 'refused';
+  const r = outcome.result;
+  if (r['isError'] === true) return 'refused';
+  const type = r['resultType'];
+  if (type === undefined || type === 'complete') return 'accepted';
+  if (type === 'input_required') return 'input';
+  return 'failure';
+}
+
+/** A tool call: name and arguments. */
+export interface ToolCall {
+  readonly name: string;
+  readonly arguments: Record<string, unknown>;
+}
+
+/** How input requests are answered: the spec's result objects, or bare values of the asked type. */
+export type AnswerShape = 'spec' | 'bare';
+
+const ANSWER_TEXT = 'stateguard-probe-answer';
+
+/** The answers to a set of input requests, in one shape. Every yes/no question is answered yes. */
+export function answerInputs(
+  inputRequests: Record<string, unknown>,
+  shape: AnswerShape,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const opts = { canary: ANSWER_TEXT, boolean: true };
+  for (const [key, req] of Object.entries(inputRequests)) {
+    const method = isRecord(req) ? req['method'] : undefined;
+    const params = isRecord(req) && isRecord(req['params']) ? req['params'] : {};
+    if (method === 'sampling/createMessage') {
+      out[key] = {
+        role: 'assistant',
+        content: { type: 'text', text: ANSWER_TEXT },
+        model: 'stateguard-probe',
+        stopReason: 'endTurn',
+      };
+    } else if (method === 'roots/list') {
+      out[key] = { roots: [] };
+    } else if (method === 'elicitation/create' && params['mode'] === 'url') {
+      out[key] = { action: 'accept' };
+    } else {
+      // A spec elicitation carries `params.requestedSchema`; a non-standard request names a schema
+      // in `requestedSchema` or `schema`, or is a schema itself.
+      const schema =
+        method === 'elicitation/create'
+          ? params['requestedSchema']
+          : isRecord(req)
+            ? (req['requestedSchema'] ?? req['schema'] ?? req)
+            : undefined;
+      const value = valueFor(schema, opts);
+      out[key] = shape === 'spec' ? { action: 'accept', content: value } : value;
+    }
+  }
+  return out;
+}
+
+/** The shape to try first: the spec's, when the server asked in the spec's words. */
+export function preferredShape(inputRequests: Record<string, unknown>): AnswerShape {
+  const values = Object.values(inputRequests);
+  return values.length === 0 || values.some((r) => isRecord(r) && typeof r['method'] === 'string')
+    ? 'spec'
+    : 'bare';
+}
+
+/** A round 1 that asked for input. */
+export interface Asked {
+  readonly call: ToolCall;
+  readonly exchange: Exchange;
+  readonly state: string | undefined;
+  readonly inputRequests: Record<string, unknown>;
+}
+
+/** Call a tool; when it answers `input_required`, return what it asked. */
+export async function ask(
+  ctx: ProbeContext,
+  call: ToolCall,
+  identity: IdentityName,
+  label: string,
+): Promise<{ exchange: Exchange; reading: Reading; asked?: Asked }> {
+  const exchange = await ctx.request('tools/call', { ...call }, { identity, label });
+  const reading = readOutcome(exchange.outcome);
+  if (reading !== 'input' || exchange.outcome.kind !== 'result') return { exchange, reading };
+  const r = exchange.outcome.result;
+  const state = typeof r['requestState'] === 'string' ? r['requestState'] : undefined;
+  const inputRequests = isRecord(r['inputRequests']) ? r['inputRequests'] : {};
+  return { exchange, reading, asked: { call, exchange, state, inputRequests } };
+}
+
+/** The last exchange of a resumed flow, how it reads, and the params that drew it. */
+export interface Resumed {
+  readonly exchange: Exchange;
+  readonly reading: Reading;
+  readonly sent: Record<string, unknown>;
+}
+
+/** Options of {@link resume}. */
+export interface ResumeOptions {
+  readonly identity: IdentityName;
+  readonly label: string;
+  /** The `requestState` to send on the first retry (the issued one, or a changed one). */
+  readonly state: string | undefined;
+  readonly shape: AnswerShape;
+  /** The call to retry on; defaults to the call that asked. */
+  readonly call?: ToolCall;
+  /** Most rounds driven after round 1 (a wizard asks several times). */
+  readonly maxRounds?: number;
+}
+
+/** Retry after round 1, and keep answering new questions until the flow completes or stops. */
+export async function resume(
+  ctx: ProbeContext,
+  asked: Asked,
+  options: ResumeOptions,
+): Promise<Resumed> {
+  const call = options.call ?? asked.call;
+  const firstKeys = Object.keys(asked.inputRequests).sort().join('\0');
+  let requests = asked.inputRequests;
+  let state = options.state;
+  const maxRounds = options.maxRounds ?? 3;
+  for (let round = 1; ; round++) {
+    const sent: Record<string, unknown> = {
+      ...call,
+      inputResponses: answerInputs(requests, options.shape),
+      ...(state === undefined ? {} : { requestState: state }),
+    };
+    const label = round === 1 ? options.label : `${options.label} (round ${round + 1})`;
+    const exchange = await ctx.request('tools/call', sent, { identity: options.identity, label });
+    const reading = readOutcome(exchange.outcome);
+    if (reading !== 'input' || exchange.outcome.kind !== 'result')
+      return { exchange, reading, sent };
+    const r = exchange.outcome.result;
+    const next = isRecord(r['inputRequests']) ? r['inputRequests'] : {};
+    const sameQuestions = Object.keys(next).sort().join('\0') === firstKeys;
+    // Asked round 1's questions again: the state was not honoured, the flow started over.
+    if (round === 1 && sameQuestions) return { exchange, reading: 'refused', sent };
+    if (round >= maxRounds) return { exchange, reading: 'refused', sent };
+    requests = next;
+    state = typeof r['requestState'] === 'string' ? r['requestState'] : undefined;
+  }
+}
+
+/** A flow whose untouched retry was accepted, or why none was. */
+export type Established =
+  | {
+      readonly ok: true;
+      readonly asked: Asked;
+      readonly final: Resumed;
+      readonly shape: AnswerShape;
+    }
+  | {
+      readonly ok: false;
+      readonly reading: Reading;
+      readonly exchange: Exchange;
+      readonly why: string;
+    };
+
+/**
+ * Run a flow with the state untouched. When the retry is refused in one answer shape, a fresh
+ * round 1 is answered in the other before the flow is called broken. `asked` is a round 1 already
+ * sent (discovery's), reused so it costs no call.
+ */
+export async function establish(
+  ctx: ProbeContext,
+  call: ToolCall,
+  identity: IdentityName,
+  label: string,
+  asked?: Asked,
+): Promise<Established> {
+  let first =
+    asked !== undefined
+      ? { asked, reading: 'input' as Reading, exchange: asked.exchange }
+      : await ask(ctx, call, identity, `${label}: round 1`);
+  if (first.asked === undefined) {
+    return { ok: false, reading: first.reading, exchange: first.exchange, why: 'round 1' };
+  }
+  const preferred = preferredShape(first.asked.inputRequests);
+  const shapes: AnswerShape[] = [preferred, preferred === 'spec' ? 'bare' : 'spec'];
+  let last: Resumed | undefined;
+  for (const [i, shape] of shapes.entries()) {
+    if (i > 0) {
+      first = await ask(ctx, call, identity, `${label}: round 1 again (${shape} answers)`);
+      if (first.asked === undefined) {
+        return { ok: false, reading: first.reading, exchange: first.exchange, why: 'round 1' };
+      }
+    }
+    const round1 = first.asked as Asked;
+    last = await resume(ctx, round1, {
+      identity,
+      label: `${label}: untouched retry (${shape} answers)`,
+      state: round1.state,
+      shape,
+    });
+    if (last.reading === 'accepted') return { ok: true, asked: round1, final: last, shape };
+    if (last.reading === 'failure') break;
+  }
+  const final = last as Resumed;
+  return { ok: false, reading: final.reading, exchange: final.exchange, why: 'untouched retry' };
+}
+
+/** The result object of an exchange, or `{}`. */
+export function resultOf(exchange: Exchange): Record<string, unknown> {
+  return exchange.outcome.kind === 'result' ? exchange.outcome.result : {};
+}
+
+/** A short, secret-free description of how an exchange ended, for reasons and controls. */
+export function describe(exchange: Exchange): string {
+  const o = exchange.outcome;
+  if (o.kind === 'failure') return `no decision (${o.failure}: ${o.detail.slice(0, 120)})`;
+  if (o.kind === 'error') return `JSON-RPC error ${o.code}`;
+  if (o.result['isError'] === true) return 'tool error (isError)';
+  const type = o.result['resultType'];
+  return typeof type === 'string' ? `result (${type})` : 'result';
+}
+
+/** Options of {@link retryFresh}. */
+export interface FreshRetry {
+  /** Who asks round 1 (the state's owner). */
+  readonly owner: IdentityName;
+  /** Who sends the retry; defaults to the owner. */
+  readonly sender?: IdentityName;
+  readonly label: string;
+  readonly shape: AnswerShape;
+  /** The state to send, from the fresh one; `undefined` means this state has no such change. */
+  readonly change: (state: string) => string | undefined;
+  /** The call the retry is sent on; defaults to the call that asked. */
+  readonly retryCall?: ToolCall;
+}
+
+/**
+ * A fresh round 1, then one retry with a state derived from it. Fresh each time, so a server that
+ * consumes a state on first use cannot make a later try look refused for that reason alone.
+ */
+export async function retryFresh(
+  ctx: ProbeContext,
+  call: ToolCall,
+  o: FreshRetry,
+): Promise<{ round1: Exchange; resumed?: Resumed; sentState?: string }> {
+  const first = await ask(ctx, call, o.owner, `${o.label}: round 1 as ${o.owner}`);
+  if (first.asked?.state === undefined) return { round1: first.exchange };
+  const sentState = o.change(first.asked.state);
+  if (sentState === undefined) return { round1: first.exchange };
+  const resumed = await resume(ctx, first.asked, {
+    identity: o.sender ?? o.owner,
+    label: o.label,
+    state: sentState,
+    shape: o.shape,
+    ...(o.retryCall === undefined ? {} : { call: o.retryCall }),
+  });
+  return { round1: first.exchange, resumed, sentState };
+}

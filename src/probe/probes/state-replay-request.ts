@@ -1,0 +1,153 @@
+import { confirmed, defineProbe, errored, refuted, skipped, type ProbeContext } from '../define.js';
+import { describe, establish, resultOf, retryFresh, type ToolCall } from '../flow.js';
+import { distinctTokens, markerCounts, shows } from '../markers.js';
+import {
+  discoverFlows,
+  noFlowReason,
+  prepareCall,
+  type FoundFlow,
+  type Prepared,
+} from '../prepare.js';
+import { check, outOfBudget, report, startTrial, type Trial } from '../trial.js';
+
+const RATIONALE = `
+The specification says a server SHOULD bind its \`requestState\` to the originating request — the method
+and a digest of its salient parameters — and reject it on a request that does not match. Without
+that, a state issued to confirm one action confirms another: approve an export of workspace 1, then
+send the approval with workspace 2's arguments (or to another tool) and have it honoured.
+
+"Honoured" must mean more than "no error". The probe runs the flow for call 1 (A's first handle, with
+canary 1) and for call 2 (the same tool with other arguments: a second handle, canary 2; or another
+tool that asks for input) and keeps what call 1's answer says that call 2's never does — canary 1,
+handle 1. Then it sends call 2 with a fresh call-1 state. **Confirmed** when that answer shows call-1
+data that the request did not carry (arguments searched in every encoding, the \`requestState\` raw:
+a field decoded out of the state and acted on is the finding). **Refuted** when the mismatched retry
+is refused, or accepted without a trace of call 1 (noted as an observation).
+
+Controls: call 1's untouched retry is accepted; call 2's own flow is accepted; and the two answers
+differ (there is something of call 1's to look for), unless the mismatched retry was refused anyway.
+A timeout or 5xx on the mismatched retry is never a refusal.
+
+Budget: 24 calls, one pair of calls.`;
+
+export default defineProbe({
+  id: 'state/replay-request',
+  title: 'A requestState is refused on a different request',
+  severity: 'medium',
+  rationale: RATIONALE.trim(),
+  references: [
+    {
+      id: 'MCP MRTR: requestState binding',
+      url: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr',
+    },
+  ],
+  maxCalls: 24,
+  async run(ctx) {
+    const found = await discoverFlows(ctx, 'A', { limit: 2, maxTools: 4, tag: 'request-1' });
+    const flow = found.flows[0];
+    if (flow === undefined) {
+      const why = noFlowReason(found);
+      return why.verdict === 'skipped' ? skipped(why.reason) : errored(why.reason);
+    }
+    // Other arguments for the same tool; or, when it takes none, another tool that asks.
+    let other: Prepared | undefined;
+    if (Object.keys(flow.prepared.call.arguments).length > 0) {
+      const prep = await prepareCall(ctx, flow.prepared.tool, 'A', 'request-2');
+      if (prep.ok) other = prep.prepared;
+    }
+    other ??= found.flows[1]?.prepared;
+    if (other === undefined || sameCall(other.call, flow.prepared.call)) {
+      return skipped(
+        `precondition: a second request to send the state on (${flow.prepared.tool.name} takes no arguments to vary, and no other tool asks for input)`,
+      );
+    }
+    return report(ctx, [await mismatch(ctx, flow, other)], errored('no trial reached a verdict'));
+  },
+});
+
+const sameCall = (a: ToolCall, b: ToolCall): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+async function mismatch(ctx: ProbeContext, flow: FoundFlow, other: Prepared): Promise<Trial> {
+  const first = flow.prepared;
+  const trial = startTrial(`${first.tool.name} → ${other.tool.name}`);
+  const done = (d: Trial['decision']): Trial => Object.assign(trial, { decision: d });
+
+  const one = await establish(ctx, first.call, 'A', `call 1 (${first.tool.name})`, flow.asked);
+  check(
+    trial,
+    'untouchedRetryAccepted',
+    one.ok,
+    "call 1's untouched retry is accepted",
+    one.ok ? 'accepted' : `${one.why}: ${describe(one.exchange)}`,
+  );
+  if (!one.ok)
+    return done(
+      errored(
+        `the untouched retry of ${first.tool.name} did not work (${one.why}: ${describe(one.exchange)})`,
+      ),
+    );
+  const two = await establish(ctx, other.call, 'A', `call 2 (${other.tool.name}, other arguments)`);
+  check(
+    trial,
+    'otherCallLive',
+    two.ok,
+    "call 2's own flow is accepted",
+    two.ok ? 'accepted' : `${two.why}: ${describe(two.exchange)}`,
+  );
+  if (!two.ok)
+    return done(errored(`call 2's own flow did not work (${two.why}: ${describe(two.exchange)})`));
+
+  // What only call 1's answer says: its canary, its handle, anything call 2's answer never names.
+  const answer1 = resultOf(one.final.exchange);
+  const answer2 = resultOf(two.final.exchange);
+  const markers = [
+    ...(shows(answer1, first.canary) && !shows(answer2, first.canary) ? [first.canary] : []),
+    ...distinctTokens([answer1], [answer2], [other.canary, ...other.handles]),
+  ];
+
+  const r = await retryFresh(ctx, first.call, {
+    owner: 'A',
+    label: "call 2 sent with call 1's state",
+    shape: one.shape,
+    change: (s) => s,
+    retryCall: other.call,
+  });
+  if (outOfBudget(trial, r.round1) || (r.resumed && outOfBudget(trial, r.resumed.exchange)))
+    return done(errored('the budget ran out before the mismatched retry'));
+  if (r.resumed === undefined)
+    return done(errored(`call 1's fresh round 1 did not ask again: ${describe(r.round1)}`));
+  const { reading, exchange, sent } = r.resumed;
+  check(
+    trial,
+    'answersDifferByCall',
+    markers.length > 0 || reading === 'refused',
+    "call 1's answer says something call 2's never does (or the mismatch is refused)",
+    `${markers.length} call-1 marker(s)`,
+  );
+  if (reading === 'failure')
+    return done(errored(`the mismatched retry drew no decision: ${describe(exchange)}`));
+  if (reading === 'refused')
+    return done(
+      refuted(
+        `${other.tool.name} refused call 1's requestState on other arguments (${describe(exchange)})`,
+      ),
+    );
+  if (markers.length === 0)
+    return done(errored("call 1's and call 2's answers do not differ: nothing to look for"));
+  const hit = markers.find((m) =>
+    markerCounts(m, resultOf(exchange), sent, { rawOnlyKeys: ['requestState'] }),
+  );
+  if (hit !== undefined) {
+    const what = hit === first.canary ? "call 1's canary" : "call 1's data";
+    return done(
+      confirmed(
+        `call 2 sent with call 1's requestState was answered with ${what}: the state is not bound to its request`,
+      ),
+    );
+  }
+  trial.observations.push({
+    label: 'accepted, not shown to be steered',
+    detail: `the mismatched retry was accepted, but its answer showed nothing of call 1's`,
+  });
+  return done(refuted("the mismatched retry showed nothing of call 1's"));
+}

@@ -1,0 +1,22 @@
+/**
+ * The explicit list of probes: one import per probe, no file-system globbing, so the set of checks a
+ * release runs is visible in one place and cannot change by a stray file.
+ */
+import type { Probe } from './define.js';
+import handleCrossPrincipal from './probes/handle-cross-principal.js';
+import stateReplayPrincipal from './probes/state-replay-principal.js';
+import stateReplayRequest from './probes/state-replay-request.js';
+import stateTamper from './probes/state-tamper.js';
+
+/** Every probe, in the order a scan runs them. */
+export const PROBES: readonly Probe[] = [
+  handleCrossPrincipal,
+  stateTamper,
+  stateReplayPrincipal,
+  stateReplayRequest,
+];
+
+/** The probe with this id, or undefined. */
+export function findProbe(id: string): Probe | undefined {
+  return PROBES.find((p) => p.id === id);
+}

@@ -1,0 +1,189 @@
+/**
+ * The runner: owns verdict semantics so probes stay small.
+ *
+ * For each probe it builds a {@link ProbeContext} that records every exchange as evidence, refuses
+ * to send past the probe's `maxCalls`, past its time cap or the scan deadline, or to a destructive
+ * tool without `--include-destructive`; it turns an exception into `errored`, and a control that
+ * did not hold turns `confirmed` or `refuted` into `errored` naming the control, because a verdict
+ * drawn while the instrument was broken proves nothing either way.
+ *
+ * Legacy and unknown-era targets are handled here, centrally: every probe needs a 2026-07-28
+ * server, so against a legacy server each is `skipped` naming that precondition, and against a
+ * target that answered nothing usable each is `errored` naming what did not answer. Probes never
+ * see a non-modern session.
+ */
+import type {
+  ControlResult,
+  Evidence,
+  Exchange,
+  Observation,
+  ProbeResult,
+  Verdict,
+} from './types.js';
+import { VERDICTS } from './types.js';
+import type { Probe, ProbeContext, ProbeDecision } from './define.js';
+import type { Redactor } from './evidence.js';
+import { noteEvidence, stderrEvidence } from './evidence.js';
+import { destructiveReason } from './surface.js';
+import type { EngineSession } from './session.js';
+import { AbortCause } from './transport/jsonrpc.js';
+
+/** Options of one probe run. */
+export interface ProbeRunOptions {
+  readonly includeDestructive: boolean;
+  readonly redactor: Redactor;
+  /** Longest this probe may take (ms); then its pending request is aborted (failure `deadline`). */
+  readonly capMs: number;
+  /** Why the cap is what it is, for the errored reason (e.g. `the scan deadline`). */
+  readonly capName?: string;
+}
+
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** Runs one probe against an open, modern session and returns its result. Never throws. */
+export async function runProbe(
+  probe: Probe,
+  session: EngineSession,
+  options: ProbeRunOptions,
+): Promise<ProbeResult> {
+  const { redactor } = options;
+  const started = performance.now();
+  const evidence: Evidence[] = [];
+  const controls: Record<string, ControlResult> = {};
+  const observations: Observation[] = [];
+  const capName = options.capName ?? `the probe's time cap (${options.capMs} ms)`;
+  const stop = new AbortController();
+  let calls = 0;
+  let inFlight: string | undefined;
+  let finished = false;
+
+  const refuse = (failure: 'budget' | 'blocked' | 'deadline', detail: string): Exchange => {
+    const note = noteEvidence(redactor, `not sent: ${detail}`);
+    if (!finished) evidence.push(note);
+    return { outcome: { kind: 'failure', failure, detail }, evidence: note };
+  };
+
+  const ctx: ProbeContext = {
+    transport: session.transport,
+    protocol: session.protocol,
+    includeDestructive: options.includeDestructive,
+    async request(method, params, opts) {
+      const what = `${method} '${opts.label}' as ${opts.identity}`;
+      if (finished || stop.signal.aborted)
+        return refuse('deadline', `${what}: ${capName} has passed`);
+      if (calls >= probe.maxCalls) {
+        return refuse('budget', `${what}: the probe's budget of ${probe.maxCalls} calls is spent`);
+      }
+      if (method === 'tools/call' && !options.includeDestructive) {
+        const name = typeof params.name === 'string' ? params.name : '';
+        const tool = session.protocol.tools.find((t) => t.name === name) ?? { name };
+        // Defence in depth: probes filter with the same rule; this catches a probe bug.
+        const destructive = destructiveReason(tool);
+        if (destructive !== undefined) {
+          return refuse(
+            'blocked',
+            `${what}: '${name}' ${destructive} (needs --include-destructive)`,
+          );
+        }
+      }
+      calls++;
+      inFlight = what;
+      const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
+      const exchange = await session.request(method, params, { ...opts, signal });
+      inFlight = undefined;
+      if (!finished) evidence.push(exchange.evidence);
+      return exchange;
+    },
+    control(id, result) {
+      controls[id] = {
+        held: result.held === true,
+        expected: redactor.string(String(result.expected)),
+        observed: redactor.string(String(result.observed)),
+      };
+    },
+    observe(label, detail) {
+      observations.push({ label: redactor.string(label), detail: redactor.string(detail) });
+    },
+    note(text) {
+      if (!finished) evidence.push(noteEvidence(redactor, text));
+    },
+  };
+
+  let timer: NodeJS.Timeout | undefined;
+  const capped = new Promise<ProbeDecision>((resolve) => {
+    timer = setTimeout(
+      () => {
+        const waiting = inFlight ? `; still waiting on ${inFlight}` : '';
+        stop.abort(new AbortCause('deadline', `${capName} passed`));
+        resolve({ verdict: 'errored', reason: `did not finish within ${capName}${waiting}` });
+      },
+      Math.max(0, options.capMs),
+    );
+  });
+  let decision: ProbeDecision;
+  try {
+    decision = await Promise.race([probe.run(ctx), capped]);
+    if (!decision || !(VERDICTS as readonly string[]).includes(decision.verdict)) {
+      decision = { verdict: 'errored', reason: 'the probe returned no valid verdict' };
+    }
+  } catch (err) {
+    decision = { verdict: 'errored', reason: `the probe failed: ${message(err)}` };
+  } finally {
+    clearTimeout(timer);
+    if (!stop.signal.aborted) stop.abort(new AbortCause('deadline', `${probe.id} has finished`));
+  }
+
+  let verdict: Verdict = decision.verdict;
+  let reason = String(decision.reason);
+  const failed = Object.entries(controls).filter(([, c]) => !c.held);
+  if ((verdict === 'confirmed' || verdict === 'refuted') && failed.length > 0) {
+    evidence.push(noteEvidence(redactor, `the probe's own reading was ${verdict}: ${reason}`));
+    const [first] = failed;
+    const [id, c] = first!;
+    const more =
+      failed.length > 1
+        ? ` (also: ${failed
+            .slice(1)
+            .map(([k]) => k)
+            .join(', ')})`
+        : '';
+    verdict = 'errored';
+    reason = `control ${id} did not hold: expected ${c.expected}; observed ${c.observed}${more}`;
+  }
+  const stderr = session.takeStderr();
+  if (stderr.length > 0) evidence.push(stderrEvidence(redactor, stderr));
+  finished = true;
+
+  return {
+    id: probe.id,
+    title: probe.title,
+    severity: probe.severity,
+    verdict,
+    reason: redactor.string(reason),
+    controls,
+    observations,
+    evidence,
+    ms: Math.round(performance.now() - started),
+  };
+}
+
+/** A result for a probe the runner did not run (legacy or unreachable target, deadline passed). */
+export function centralResult(
+  probe: Probe,
+  verdict: Verdict,
+  reason: string,
+  evidence: Evidence[],
+  redactor: Redactor,
+): ProbeResult {
+  return {
+    id: probe.id,
+    title: probe.title,
+    severity: probe.severity,
+    verdict,
+    reason: redactor.string(reason),
+    controls: {},
+    observations: [],
+    evidence,
+    ms: 0,
+  };
+}

@@ -1,0 +1,169 @@
+/**
+ * One scan: open a session on the target, run the selected probes within the deadline, close the
+ * session, and return the canonical {@link RunReport}. A target that cannot be reached still yields a
+ * full report, every probe `errored` with what did not answer.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { quote } from 'shell-quote';
+import type { Probe } from './define.js';
+import { createRedactor, stderrEvidence } from './evidence.js';
+import type { Redactor } from './evidence.js';
+import { centralResult, runProbe } from './run.js';
+import { DEFAULT_PRINCIPAL_META_KEY, openSession } from './session.js';
+import { AbortCause } from './transport/jsonrpc.js';
+import type { Evidence, IdentityName, ProbeResult, RunReport, Target } from './types.js';
+
+/** Defaults of a scan. */
+export const SCAN_DEFAULTS = {
+  timeoutMs: 5000,
+  deadlineMs: 30_000,
+  maxAnswerBytes: 1024 * 1024,
+} as const;
+
+/** What to scan and how. */
+export interface ScanConfig {
+  readonly target: Target;
+  readonly probes: readonly Probe[];
+  /** Secrets of identities A and B; each missing one is a fresh random value. */
+  readonly identities?: Partial<Record<IdentityName, string>>;
+  readonly principalMetaKey?: string;
+  readonly timeoutMs?: number;
+  readonly deadlineMs?: number;
+  readonly maxAnswerBytes?: number;
+  readonly includeDestructive?: boolean;
+  readonly onProgress?: (event: ScanProgress) => void;
+}
+
+/** Progress of a scan, for a CLI's stderr. */
+export type ScanProgress =
+  | { readonly phase: 'open'; readonly target: string }
+  | { readonly phase: 'opened'; readonly era: string; readonly tools: number }
+  | { readonly phase: 'probe'; readonly id: string }
+  | { readonly phase: 'result'; readonly result: ProbeResult };
+
+/** The package version, read once. */
+export function packageVersion(): string {
+  const url = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
+}
+
+/** A fresh random identity secret: recognisable in echoes, unguessable. */
+export function randomIdentity(name: IdentityName): string {
+  return `stateguard-${name.toLowerCase()}-${randomBytes(12).toString('base64url')}`;
+}
+
+/** How a target is named in reports: `stdio:<command line>` or the URL without credentials. */
+export function displayTarget(target: Target, redactor?: Redactor): string {
+  let shown: string;
+  if (target.kind === 'stdio') {
+    shown = `stdio:${quote([target.command, ...target.args])}`;
+  } else {
+    try {
+      const url = new URL(target.url);
+      if (url.password) url.password = 'redacted';
+      shown = url.toString();
+    } catch {
+      shown = target.url;
+    }
+  }
+  return redactor ? redactor.string(shown) : shown;
+}
+
+/** Runs a scan. Never throws for a target problem; the report says what happened. */
+export async function runScan(config: ScanConfig): Promise<RunReport> {
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const timeoutMs = config.timeoutMs ?? SCAN_DEFAULTS.timeoutMs;
+  const deadlineMs = config.deadlineMs ?? SCAN_DEFAULTS.deadlineMs;
+  const identities = {
+    A: config.identities?.A ?? randomIdentity('A'),
+    B: config.identities?.B ?? randomIdentity('B'),
+  };
+  const redactor = createRedactor(identities);
+  const display = displayTarget(config.target, redactor);
+  const progress = config.onProgress ?? (() => undefined);
+  const deadline = new AbortController();
+  const deadlineTimer = setTimeout(
+    () => deadline.abort(new AbortCause('deadline', `the scan deadline (${deadlineMs} ms) passed`)),
+    deadlineMs,
+  );
+  const remaining = (): number => deadlineMs - (performance.now() - started);
+
+  progress({ phase: 'open', target: display });
+  const opened = await openSession(config.target, {
+    identities,
+    principalMetaKey: config.principalMetaKey ?? DEFAULT_PRINCIPAL_META_KEY,
+    timeoutMs,
+    maxAnswerBytes: config.maxAnswerBytes ?? SCAN_DEFAULTS.maxAnswerBytes,
+    redactor,
+    signal: deadline.signal,
+    clientInfo: { name: 'stateguard', version: packageVersion() },
+  });
+  const { session } = opened;
+  const { protocol } = session;
+  progress({ phase: 'opened', era: protocol.era, tools: protocol.tools.length });
+
+  // The opening's exchanges back every verdict the runner gives centrally.
+  const openingEvidence = (): Evidence[] => {
+    const stderr = session.takeStderr();
+    return stderr.length > 0
+      ? [...opened.evidence, stderrEvidence(redactor, stderr)]
+      : [...opened.evidence];
+  };
+  const results: ProbeResult[] = [];
+  try {
+    if (opened.problem !== undefined || protocol.era === 'unknown') {
+      const reason = opened.problem ?? 'the target answered nothing usable';
+      const evidence = openingEvidence();
+      for (const probe of config.probes)
+        results.push(centralResult(probe, 'errored', reason, evidence, redactor));
+    } else if (protocol.era === 'legacy') {
+      const reason =
+        `precondition: a 2026-07-28 server; the target speaks ${protocol.protocolVersion ?? 'an older version'} ` +
+        '(answered initialize), so it has no requestState or input_required surface to probe';
+      const evidence = openingEvidence();
+      for (const probe of config.probes)
+        results.push(centralResult(probe, 'skipped', reason, evidence, redactor));
+    } else {
+      for (const [index, probe] of config.probes.entries()) {
+        const left = remaining();
+        if (left <= 0) {
+          const reason = `not run: the scan deadline (${deadlineMs} ms) passed before it started`;
+          results.push(centralResult(probe, 'errored', reason, [], redactor));
+          continue;
+        }
+        // A fair share of what is left, but never less than one call's timeout (when time allows).
+        const share = left / (config.probes.length - index);
+        const capMs = Math.min(left, Math.max(share, timeoutMs + 1000));
+        progress({ phase: 'probe', id: probe.id });
+        const result = await runProbe(probe, session, {
+          includeDestructive: config.includeDestructive ?? false,
+          redactor,
+          capMs,
+          capName:
+            capMs === left
+              ? `the scan deadline (${deadlineMs} ms)`
+              : `its time cap (${Math.round(capMs)} ms)`,
+        });
+        results.push(result);
+        progress({ phase: 'result', result });
+      }
+    }
+  } finally {
+    clearTimeout(deadlineTimer);
+    await session.close();
+  }
+
+  const { tools, ...rest } = protocol;
+  return {
+    schemaVersion: 1,
+    tool: { name: 'stateguard', version: packageVersion() },
+    target: { kind: config.target.kind, display },
+    protocol: { ...rest, toolNames: tools.map((t) => redactor.string(t.name)) },
+    startedAt,
+    ms: Math.round(performance.now() - started),
+    ...(opened.problem !== undefined ? { problem: redactor.string(opened.problem) } : {}),
+    probes: results,
+  };
+}

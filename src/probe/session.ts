@@ -1,0 +1,290 @@
+/**
+ * Opening a scan session: connect over the target's transport, learn which protocol era it speaks,
+ * and list its tools. Requests then carry the 2026-07-28 `_meta` envelope (or, for a legacy server,
+ * the negotiated version) and the identity, as a bearer token over HTTP or in `_meta` over stdio.
+ *
+ * Era detection follows the spec's rules and is liberal: a `server/discover` result or a
+ * recognised modern error means modern; a modern `tools/list` answered with a `resultType` means
+ * modern even without `server/discover`; anything else falls back to `initialize`. A target that
+ * answers none of these is `unknown`, and the session names what did not answer.
+ */
+import type { Redactor } from './evidence.js';
+import { createHttpChannel } from './transport/http.js';
+import type { Channel, JsonRpcRequest } from './transport/jsonrpc.js';
+import { AbortCause } from './transport/jsonrpc.js';
+import { createStdioChannel } from './transport/stdio.js';
+import type {
+  Evidence,
+  Exchange,
+  IdentityName,
+  Outcome,
+  ProtocolInfo,
+  RequestOptions,
+  ScanSession,
+  Target,
+  ToolInfo,
+} from './types.js';
+
+/** The protocol version the scanner speaks first. */
+export const MODERN_VERSION = '2026-07-28';
+/** The version offered to a legacy server in `initialize`. */
+export const LEGACY_VERSION = '2025-11-25';
+/** The `_meta` key that carries the identity over stdio unless `--principal-meta-key` says otherwise. */
+export const DEFAULT_PRINCIPAL_META_KEY = 'io.modelcontextprotocol/principal';
+
+const META = 'io.modelcontextprotocol/';
+// Errors only a 2026-07-28 server sends: seeing one means modern, and no fallback (spec §versioning).
+const MODERN_ERRORS = new Set([-32020, -32021, -32022]);
+// Failures that mean nobody is there to fall back to.
+const UNREACHABLE = new Set(['spawn', 'transport', 'closed', 'deadline']);
+const MAX_TOOLS = 500;
+const MAX_TOOL_PAGES = 10;
+
+/** Options of a session. */
+export interface SessionOptions {
+  readonly identities: Readonly<Record<IdentityName, string>>;
+  readonly principalMetaKey: string;
+  /** Per-call timeout (ms). */
+  readonly timeoutMs: number;
+  /** Most bytes of one answer. */
+  readonly maxAnswerBytes: number;
+  readonly redactor: Redactor;
+  /** The scan's deadline: aborting it ends every request with failure `deadline`. */
+  readonly signal?: AbortSignal;
+  readonly clientInfo: { readonly name: string; readonly version: string };
+}
+
+/** A session as the engine uses it: a {@link ScanSession} plus the child's stderr. */
+export interface EngineSession extends ScanSession {
+  /** stderr lines the stdio child wrote since the last call. */
+  takeStderr(): string[];
+}
+
+/** The result of opening a session. */
+export interface OpenedSession {
+  readonly session: EngineSession;
+  /** The exchanges of the opening (era detection, tools/list). */
+  readonly evidence: Evidence[];
+  /** Set when the target answered nothing usable; names what did not answer. */
+  readonly problem?: string;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function describe(outcome: Outcome): string {
+  if (outcome.kind === 'failure') return `${outcome.failure}: ${outcome.detail}`;
+  if (outcome.kind === 'error') return `JSON-RPC error ${outcome.code}`;
+  return 'a result';
+}
+
+function readTools(result: Record<string, unknown>, into: ToolInfo[]): void {
+  const tools = Array.isArray(result.tools) ? result.tools : [];
+  for (const t of tools) {
+    if (into.length >= MAX_TOOLS || !isRecord(t) || typeof t.name !== 'string') continue;
+    into.push({
+      name: t.name,
+      ...(typeof t.description === 'string' ? { description: t.description } : {}),
+      ...(isRecord(t.inputSchema) ? { inputSchema: t.inputSchema } : {}),
+      ...(isRecord(t.annotations) ? { annotations: t.annotations } : {}),
+    });
+  }
+}
+
+function readServerInfo(v: unknown): ProtocolInfo['serverInfo'] {
+  if (!isRecord(v)) return undefined;
+  // Self-reported and untrusted: kept short, it only labels the report.
+  return {
+    ...(typeof v.name === 'string' ? { name: v.name.slice(0, 200) } : {}),
+    ...(typeof v.version === 'string' ? { version: v.version.slice(0, 100) } : {}),
+  };
+}
+
+/** Opens a session on `target`. Never throws for a target problem: it reports it in `problem`. */
+export async function openSession(target: Target, options: SessionOptions): Promise<OpenedSession> {
+  const channel: Channel =
+    target.kind === 'http'
+      ? createHttpChannel({
+          url: target.url,
+          redactor: options.redactor,
+          maxAnswerBytes: options.maxAnswerBytes,
+        })
+      : createStdioChannel({
+          command: target.command,
+          args: target.args,
+          redactor: options.redactor,
+          maxAnswerBytes: options.maxAnswerBytes,
+        });
+  let era: ProtocolInfo['era'] = 'unknown';
+  // How requests are framed: modern until `initialize` is tried, which must carry no modern envelope
+  // (a dual-era server picks the era from the opening request's `_meta`).
+  let framing: 'modern' | 'legacy' = 'modern';
+  let negotiated: string | undefined;
+  let sessionHeader: Record<string, string> = {};
+  let nextId = 1;
+
+  function envelope(
+    identity: IdentityName,
+    params: Record<string, unknown>,
+  ): Record<string, unknown> {
+    const own = isRecord(params._meta) ? params._meta : {};
+    const meta: Record<string, unknown> =
+      framing === 'legacy'
+        ? {}
+        : {
+            [`${META}protocolVersion`]: MODERN_VERSION,
+            [`${META}clientCapabilities`]: { elicitation: { form: {} } },
+            [`${META}clientInfo`]: options.clientInfo,
+          };
+    if (target.kind === 'stdio') meta[options.principalMetaKey] = options.identities[identity];
+    // The probe's own `_meta` keys win: a probe may deliberately send a mismatched envelope.
+    const merged = { ...meta, ...own };
+    return Object.keys(merged).length > 0 ? { ...params, _meta: merged } : params;
+  }
+
+  async function request(
+    method: string,
+    params: Record<string, unknown>,
+    opts: RequestOptions,
+  ): Promise<Exchange> {
+    const timeoutMs = opts.timeoutMs ?? options.timeoutMs;
+    const timer = new AbortController();
+    const who = `${method}${opts.label ? ` '${opts.label}'` : ''} as ${opts.identity}`;
+    const handle = setTimeout(
+      () => timer.abort(new AbortCause('timeout', `no answer to ${who} within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    const signals = [timer.signal, options.signal, opts.signal].filter(
+      (s): s is AbortSignal => s !== undefined,
+    );
+    const message: JsonRpcRequest = {
+      jsonrpc: '2.0',
+      id: nextId++,
+      method,
+      params: envelope(opts.identity, params),
+    };
+    try {
+      const reply = await channel.send({
+        message,
+        label: opts.label,
+        identity: opts.identity,
+        ...(target.kind === 'http' ? { bearer: options.identities[opts.identity] } : {}),
+        ...(target.kind === 'http'
+          ? {
+              protocolVersion:
+                framing === 'legacy' ? (negotiated ?? LEGACY_VERSION) : MODERN_VERSION,
+            }
+          : {}),
+        headers: sessionHeader,
+        signal: AbortSignal.any(signals),
+      });
+      return { outcome: reply.outcome, evidence: reply.evidence };
+    } finally {
+      clearTimeout(handle);
+    }
+  }
+
+  const evidence: Evidence[] = [];
+  const step = async (method: string, label: string, params: Record<string, unknown> = {}) => {
+    const exchange = await request(method, params, { identity: 'A', label });
+    evidence.push(exchange.evidence);
+    return exchange.outcome;
+  };
+
+  let discover = false;
+  let serverInfo: ProtocolInfo['serverInfo'];
+  const tried: string[] = [];
+  const unreachable = (o: Outcome): boolean => o.kind === 'failure' && UNREACHABLE.has(o.failure);
+
+  const d = await step('server/discover', 'era: server/discover');
+  tried.push(`server/discover (${describe(d)})`);
+  let modernList: Outcome | undefined;
+  if (
+    d.kind === 'result' &&
+    (Array.isArray(d.result.supportedVersions) || 'resultType' in d.result)
+  ) {
+    const versions = d.result.supportedVersions;
+    if (!Array.isArray(versions) || versions.includes(MODERN_VERSION)) {
+      era = 'modern';
+      discover = true;
+      serverInfo = readServerInfo(
+        isRecord(d.result._meta) ? d.result._meta[`${META}serverInfo`] : undefined,
+      );
+    }
+  } else if (d.kind === 'error' && MODERN_ERRORS.has(d.code)) {
+    era = 'modern';
+  } else if (!unreachable(d) && !(d.kind === 'failure' && d.failure === 'timeout')) {
+    // Liberal: a server without server/discover that answers a modern tools/list is modern.
+    modernList = await step('tools/list', 'era: modern tools/list');
+    tried.push(`tools/list (${describe(modernList)})`);
+    if (modernList.kind === 'result' && 'resultType' in modernList.result) era = 'modern';
+  }
+
+  const tools: ToolInfo[] = [];
+  let problem: string | undefined;
+  if (era === 'modern') {
+    let outcome = modernList ?? (await step('tools/list', 'tools/list'));
+    for (let page = 1; ; page++) {
+      if (outcome.kind !== 'result') break;
+      readTools(outcome.result, tools);
+      serverInfo ??= readServerInfo(
+        isRecord(outcome.result._meta) ? outcome.result._meta[`${META}serverInfo`] : undefined,
+      );
+      const cursor = outcome.result.nextCursor;
+      if (typeof cursor !== 'string' || page >= MAX_TOOL_PAGES) break;
+      outcome = await step('tools/list', `tools/list page ${page + 1}`, { cursor });
+    }
+  } else if (unreachable(d) || (modernList !== undefined && unreachable(modernList))) {
+    problem = `the target did not answer: ${tried.join('; ')}`;
+  } else {
+    framing = 'legacy';
+    const init = await step('initialize', 'era: legacy initialize', {
+      protocolVersion: LEGACY_VERSION,
+      capabilities: { elicitation: {} },
+      clientInfo: options.clientInfo,
+    });
+    tried.push(`initialize (${describe(init)})`);
+    if (init.kind === 'result' && typeof init.result.protocolVersion === 'string') {
+      era = 'legacy';
+      negotiated = init.result.protocolVersion;
+      serverInfo = readServerInfo(init.result.serverInfo);
+      const last = evidence[evidence.length - 1];
+      const sid = last?.kind === 'http' ? last.response?.headers['mcp-session-id'] : undefined;
+      if (sid) sessionHeader = { 'mcp-session-id': sid };
+      await channel.notify(
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        {
+          label: 'notifications/initialized',
+          identity: 'A',
+          ...(target.kind === 'http'
+            ? { bearer: options.identities.A, protocolVersion: negotiated }
+            : {}),
+          headers: sessionHeader,
+          signal: AbortSignal.timeout(options.timeoutMs),
+        },
+      );
+      const list = await step('tools/list', 'tools/list (legacy)');
+      if (list.kind === 'result') readTools(list.result, tools);
+    } else {
+      framing = 'modern';
+      problem = `the target answered neither as a 2026-07-28 nor as an older MCP server: ${tried.join('; ')}`;
+    }
+  }
+
+  const protocol: ProtocolInfo = {
+    era,
+    ...(era === 'modern' ? { protocolVersion: MODERN_VERSION } : {}),
+    ...(era === 'legacy' && negotiated ? { protocolVersion: negotiated } : {}),
+    ...(serverInfo ? { serverInfo } : {}),
+    discover,
+    tools,
+  };
+  const session: EngineSession = {
+    transport: target.kind,
+    protocol,
+    request,
+    takeStderr: () => channel.takeStderr(),
+    close: () => channel.close(),
+  };
+  return { session, evidence, ...(problem ? { problem } : {}) };
+}

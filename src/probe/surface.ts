@@ -1,0 +1,270 @@
+/**
+ * Reading a server's tool surface: which tools are safe to call, how to build type-correct
+ * arguments from an input schema, and which values one tool mints that another takes back.
+ *
+ * The destructive filter errs towards caution: a tool is left alone when it declares
+ * `destructiveHint: true`, or when its name, or its description outside a negation ("never
+ * deletes"), uses a destructive verb. `readOnlyHint` does not clear a tool whose name says
+ * `delete_…`: annotations are hints, and a wrong hint must not cost the user their data.
+ */
+import type { ToolInfo } from './types.js';
+
+type Schema = Record<string, unknown>;
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Verbs whose tools may destroy, move or spend something; every inflection listed is matched. */
+export const DESTRUCTIVE_WORDS: readonly string[] = (
+  'delete deletes deleted deleting deletion remove removes removed removing removal ' +
+  'destroy destroys destroyed destroying destruction drop drops dropped dropping ' +
+  'archive archives archived archiving purge purges purged purging wipe wipes wiped wiping ' +
+  'erase erases erased erasing revoke revokes revoked revoking revocation ' +
+  'cancel cancels canceled cancelled canceling cancelling cancellation ' +
+  'terminate terminates terminated terminating termination kill kills killed killing ' +
+  'reset resets resetting overwrite overwrites overwrote overwritten overwriting ' +
+  'truncate truncates truncated truncating transfer transfers transferred transferring ' +
+  'pay pays paid paying payment refund refunds refunded charge charges charged charging ' +
+  'withdraw withdraws withdrew withdrawn withdrawal send sends sent sending ' +
+  'shutdown uninstall uninstalls uninstalled unlink unlinks unlinked disable disables disabled ' +
+  'deactivate deactivates deactivated rm rmdir'
+).split(' ');
+const DESTRUCTIVE = new Set(DESTRUCTIVE_WORDS);
+const NEGATIONS = new Set([
+  'not',
+  'never',
+  'no',
+  'without',
+  "doesn't",
+  "don't",
+  "won't",
+  'nothing',
+]);
+
+/** The lower-case words of a name (`snake_case`, `kebab-case`, `camelCase`) or a sentence. */
+export function wordsOf(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9']+/)
+    .filter((w) => w.length > 0);
+}
+
+/** Why a tool counts as destructive, or `undefined` when it does not. */
+export function destructiveReason(tool: ToolInfo): string | undefined {
+  if (tool.annotations?.['destructiveHint'] === true) return 'declares destructiveHint: true';
+  const inName = wordsOf(tool.name).find((w) => DESTRUCTIVE.has(w));
+  if (inName !== undefined) return `its name says "${inName}"`;
+  const words = wordsOf(tool.description ?? '');
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i] as string;
+    if (!DESTRUCTIVE.has(w)) continue;
+    const before = words.slice(Math.max(0, i - 3), i);
+    if (!before.some((b) => NEGATIONS.has(b))) return `its description says "${w}"`;
+  }
+  return undefined;
+}
+
+/** The tools a probe may call: all of them with `includeDestructive`, else the non-destructive. */
+export function callableTools(tools: readonly ToolInfo[], includeDestructive: boolean): ToolInfo[] {
+  return tools.filter((t) => includeDestructive || destructiveReason(t) === undefined);
+}
+
+/** The properties and required names of an object schema. */
+export function objectShape(schema: unknown): {
+  props: Record<string, Schema>;
+  required: string[];
+} {
+  const props: Record<string, Schema> = {};
+  if (isRecord(schema) && isRecord(schema['properties'])) {
+    for (const [k, v] of Object.entries(schema['properties'])) if (isRecord(v)) props[k] = v;
+  }
+  const req = isRecord(schema) && Array.isArray(schema['required']) ? schema['required'] : [];
+  return { props, required: req.filter((r): r is string => typeof r === 'string') };
+}
+
+const HANDLE_NAME = /(?:^id$|_?id$|Id$|ID$|handle$|_?ref$|_?key$|token$|_?session$)/;
+
+/** Whether an input property looks like it takes a handle another tool minted. */
+export function isHandleProperty(name: string, schema: Schema): boolean {
+  const type = schema['type'];
+  return (type === undefined || type === 'string') && HANDLE_NAME.test(name);
+}
+
+/** Options of {@link valueFor}. */
+export interface ValueOptions {
+  /** Put in every free-form string (truncated to `maxLength`). */
+  readonly canary: string;
+  /** What a boolean without a default or const becomes (true when answering a "yes?" question). */
+  readonly boolean: boolean;
+}
+
+/** A type-correct value for a JSON Schema, planting the canary in free-form strings. */
+export function valueFor(schema: unknown, options: ValueOptions, depth = 0): unknown {
+  if (!isRecord(schema) || depth > 8) return options.canary;
+  if ('const' in schema) return schema['const'];
+  if ('default' in schema && schema['default'] !== undefined) return schema['default'];
+  if (Array.isArray(schema['enum']) && schema['enum'].length > 0) return schema['enum'][0];
+  for (const key of ['anyOf', 'oneOf', 'allOf']) {
+    const alts = schema[key];
+    if (Array.isArray(alts) && alts.length > 0) {
+      const pick = alts.find((a) => !(isRecord(a) && a['type'] === 'null')) ?? alts[0];
+      return valueFor(pick, options, depth + 1);
+    }
+  }
+  const rawType = schema['type'];
+  const type = Array.isArray(rawType) ? rawType.find((t) => t !== 'null') : rawType;
+  switch (type) {
+    case 'boolean':
+      return options.boolean;
+    case 'integer':
+    case 'number': {
+      const min = typeof schema['minimum'] === 'number' ? schema['minimum'] : undefined;
+      const n = min !== undefined ? Math.max(min, 1) : 1;
+      return type === 'integer' ? Math.ceil(n) : n;
+    }
+    case 'null':
+      return null;
+    case 'array': {
+      const count = typeof schema['minItems'] === 'number' ? Math.max(1, schema['minItems']) : 1;
+      return Array.from({ length: Math.min(count, 8) }, () =>
+        valueFor(schema['items'], options, depth + 1),
+      );
+    }
+    case 'object':
+      return argumentsFor(schema, options, {}, depth + 1);
+    default:
+      return stringFor(schema, options.canary);
+  }
+}
+
+function stringFor(schema: Schema, canary: string): string {
+  const format = schema['format'];
+  let s = canary;
+  if (format === 'email') s = `${canary}@example.invalid`;
+  else if (format === 'uri' || format === 'url') s = `https://example.invalid/${canary}`;
+  else if (format === 'date-time') s = new Date().toISOString();
+  else if (format === 'date') s = new Date().toISOString().slice(0, 10);
+  else if (format === 'uuid') s = '00000000-0000-4000-8000-000000000000';
+  const max = typeof schema['maxLength'] === 'number' ? schema['maxLength'] : undefined;
+  return max !== undefined && s.length > max ? s.slice(0, Math.max(1, max)) : s;
+}
+
+/**
+ * Arguments for an object schema: every required property, plus optional free-form strings (they
+ * carry the canary). `fill` supplies values the probe already has, such as a minted handle.
+ */
+export function argumentsFor(
+  schema: unknown,
+  options: ValueOptions,
+  fill: Record<string, unknown> = {},
+  depth = 0,
+): Record<string, unknown> {
+  const { props, required } = objectShape(schema);
+  const out: Record<string, unknown> = {};
+  for (const [name, prop] of Object.entries(props)) {
+    if (name in fill) out[name] = fill[name];
+    else if (required.includes(name)) out[name] = valueFor(prop, options, depth);
+    else if (prop['type'] === 'string' && !('enum' in prop) && !isHandleProperty(name, prop)) {
+      out[name] = valueFor(prop, options, depth);
+    }
+  }
+  for (const name of required) if (!(name in out)) out[name] = fill[name] ?? options.canary;
+  return out;
+}
+
+/** The handle-like properties a tool requires. */
+export function requiredHandles(tool: ToolInfo): string[] {
+  const { props, required } = objectShape(tool.inputSchema);
+  return required.filter((n) => props[n] !== undefined && isHandleProperty(n, props[n] as Schema));
+}
+
+const MINTING = /^(create|open|new|start|begin|mint|make|init|initialize|register|add|allocate)$/;
+
+/**
+ * Tools that might mint a value for `property`, best first: tools that need no handle themselves,
+ * whose name shares a word with the property (`open_workspace` for `workspace_id`), or whose name
+ * starts with a minting verb.
+ */
+export function mintersFor(property: string, tools: readonly ToolInfo[]): ToolInfo[] {
+  const nouns = wordsOf(property).filter((w) => !['id', 'handle', 'ref', 'key'].includes(w));
+  const score = (t: ToolInfo): number => {
+    const words = wordsOf(t.name);
+    return (
+      (nouns.some((n) => words.includes(n)) ? 2 : 0) + (words.some((w) => MINTING.test(w)) ? 1 : 0)
+    );
+  };
+  return tools
+    .filter((t) => requiredHandles(t).length === 0 && score(t) > 0)
+    .sort((a, b) => score(b) - score(a));
+}
+
+/** A tool's answer as a JSON object: `structuredContent`, or JSON in its first text content. */
+export function answerObject(result: Record<string, unknown>): Record<string, unknown> | undefined {
+  if (isRecord(result['structuredContent'])) return result['structuredContent'];
+  const content = Array.isArray(result['content']) ? result['content'] : [];
+  for (const item of content) {
+    if (!isRecord(item) || typeof item['text'] !== 'string') continue;
+    try {
+      const parsed: unknown = JSON.parse(item['text']);
+      if (isRecord(parsed)) return parsed;
+    } catch {
+      // Prose, not JSON.
+    }
+  }
+  return undefined;
+}
+
+const norm = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * The value a minting answer offers for a consumer's `property`: the same key (`workspace_id`,
+ * `workspaceId`), or a bare `id`/`handle` key when the minter's name shares the property's noun.
+ */
+export function mintedValue(
+  answer: Record<string, unknown>,
+  property: string,
+  minter: ToolInfo,
+): string | undefined {
+  const obj = answerObject(answer);
+  if (obj === undefined) return undefined;
+  const strings = Object.entries(obj).filter(
+    (e): e is [string, string] => typeof e[1] === 'string' && e[1].length > 0,
+  );
+  const exact = strings.find(([k]) => norm(k) === norm(property));
+  if (exact !== undefined) return exact[1];
+  const nouns = wordsOf(property).filter((w) => !['id', 'handle'].includes(w));
+  if (nouns.some((n) => wordsOf(minter.name).includes(n))) {
+    return strings.find(([k]) => ['id', 'handle'].includes(norm(k)))?.[1];
+  }
+  return undefined;
+}
+
+/** A tool that may mint a value, and a tool that takes it back in `property`. */
+export interface HandlePair {
+  readonly minter: ToolInfo;
+  readonly consumer: ToolInfo;
+  readonly property: string;
+}
+
+/**
+ * Every plausible minter → consumer pair, best first: read-only consumers (the cheapest to ask
+ * "whose is this?"), then by the minter's rank for the property.
+ */
+export function handlePairs(tools: readonly ToolInfo[]): HandlePair[] {
+  const pairs: [number, HandlePair][] = [];
+  for (const consumer of tools) {
+    const { props } = objectShape(consumer.inputSchema);
+    for (const [property, schema] of Object.entries(props)) {
+      if (!isHandleProperty(property, schema)) continue;
+      const minters = mintersFor(
+        property,
+        tools.filter((t) => t !== consumer),
+      );
+      minters.forEach((minter, rank) => {
+        const readOnly = consumer.annotations?.['readOnlyHint'] === true ? 0 : 10;
+        pairs.push([readOnly + rank, { minter, consumer, property }]);
+      });
+    }
+  }
+  return pairs.sort((a, b) => a[0] - b[0]).map(([, pair]) => pair);
+}

@@ -1,0 +1,238 @@
+/**
+ * Streamable HTTP channel: one POST per JSON-RPC message, the answer read as JSON or as a
+ * request-scoped SSE stream, event by event, until the message that answers our id.
+ *
+ * A weaker client reads the first `data:` line and misses a server that sends a progress
+ * notification first; or reads an empty 500 as a refusal. Here only a JSON-RPC answer to our id is a
+ * decision; everything else (5xx without one, HTML, empty body, dropped connection) is a failure.
+ */
+import { createParser } from 'eventsource-parser';
+import type { Redactor } from '../evidence.js';
+import { httpEvidence } from '../evidence.js';
+import type { Outcome } from '../types.js';
+import type { Channel, ChannelReply, ChannelRequest, JsonRpcNotification } from './jsonrpc.js';
+import {
+  abortOutcome,
+  answerOutcome,
+  describeBody,
+  failure,
+  isAnswerTo,
+  parseJson,
+} from './jsonrpc.js';
+
+/** Options of an HTTP channel. */
+export interface HttpChannelOptions {
+  readonly url: string;
+  readonly redactor: Redactor;
+  /** Most bytes read for one answer, notifications included; more is failure `oversize`. */
+  readonly maxAnswerBytes: number;
+}
+
+// Methods whose target goes in `Mcp-Name` (2026-07-28 Streamable HTTP).
+const NAME_PARAM: Record<string, string> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+};
+
+/** Header-safe value: plain printable ASCII as is, anything else in the spec's base64 sentinel. */
+function headerValue(value: string): string {
+  return /^[\x20-\x7e]*$/.test(value) && value.trim() === value
+    ? value
+    : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
+
+function requestHeaders(
+  req: Omit<ChannelRequest, 'message'>,
+  method: string,
+  params?: Record<string, unknown>,
+): Record<string, string> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-method': headerValue(method),
+  };
+  const nameKey = NAME_PARAM[method];
+  const name = nameKey && params ? params[nameKey] : undefined;
+  if (typeof name === 'string') headers['mcp-name'] = headerValue(name);
+  if (req.protocolVersion) headers['mcp-protocol-version'] = req.protocolVersion;
+  if (req.bearer !== undefined) headers.authorization = `Bearer ${req.bearer}`;
+  return { ...headers, ...req.headers };
+}
+
+function connectDetail(err: unknown): string {
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
+  const code = typeof cause?.code === 'string' ? cause.code : undefined;
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'UND_ERR_SOCKET') return 'connection dropped before an answer';
+  const text = typeof cause?.message === 'string' ? cause.message : String(err);
+  return code ? `${text} (${code})` : text;
+}
+
+/** Reads an answer body, bounded, feeding `onChunk`; returns how the read ended. */
+async function readBody(
+  body: ReadableStream<Uint8Array>,
+  max: number,
+  onChunk: (text: string) => boolean,
+): Promise<'end' | 'done' | 'oversize'> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let bytes = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        onChunk(decoder.decode());
+        return 'end';
+      }
+      bytes += value.byteLength;
+      if (bytes > max) return 'oversize';
+      if (onChunk(decoder.decode(value, { stream: true }))) return 'done';
+    }
+  } finally {
+    // Closing the stream also cancels the request server-side (the spec's HTTP cancellation).
+    reader.cancel().catch(() => undefined);
+  }
+}
+
+/** Creates a channel that POSTs each message to `url`. */
+export function createHttpChannel(options: HttpChannelOptions): Channel {
+  const { url, redactor, maxAnswerBytes } = options;
+
+  async function send(req: ChannelRequest): Promise<ChannelReply> {
+    const started = performance.now();
+    const { message } = req;
+    const headers = requestHeaders(req, message.method, message.params);
+    const received: unknown[] = [];
+    let status: number | undefined;
+    let responseHeaders: Record<string, string> | undefined;
+    let rawBody: string | undefined;
+    let outcome: Outcome;
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(message),
+        signal: req.signal,
+        // A redirect would carry the bearer token elsewhere; it is not an answer either.
+        redirect: 'manual',
+      });
+      status = response.status;
+      responseHeaders = Object.fromEntries(response.headers.entries());
+      const contentType = response.headers.get('content-type') ?? undefined;
+      outcome = await readAnswer(response, contentType, message.id, received, (t) => {
+        rawBody = t;
+      });
+    } catch (err) {
+      outcome = req.signal.aborted
+        ? abortOutcome(req.signal)
+        : status === undefined
+          ? failure('transport', connectDetail(err))
+          : failure('closed', `connection dropped while reading the answer (HTTP ${status})`);
+    }
+    const evidence = httpEvidence(redactor, {
+      label: req.label,
+      ...(req.identity ? { identity: req.identity } : {}),
+      request: { method: 'POST', url, headers, body: message },
+      ...(status !== undefined
+        ? {
+            response: {
+              status,
+              headers: responseHeaders ?? {},
+              ...(rawBody !== undefined ? { body: rawBody } : {}),
+            },
+          }
+        : {}),
+      received,
+      ...(outcome.kind === 'failure' ? { error: `${outcome.failure}: ${outcome.detail}` } : {}),
+      ms: Math.round(performance.now() - started),
+    });
+    return { outcome, evidence, ...(responseHeaders ? { responseHeaders } : {}) };
+  }
+
+  async function readAnswer(
+    response: Response,
+    contentType: string | undefined,
+    id: number,
+    received: unknown[],
+    keepRaw: (text: string) => void,
+  ): Promise<Outcome> {
+    const status = response.status;
+    const httpFailed = status >= 300;
+    if (!response.body) {
+      return httpFailed
+        ? failure('http-status', `HTTP ${status} with an empty body`)
+        : failure('empty', `HTTP ${status} with an empty body`);
+    }
+    if (contentType?.toLowerCase().startsWith('text/event-stream')) {
+      let answer: Outcome | undefined;
+      const parser = createParser({
+        onEvent(event) {
+          const parsed = parseJson(event.data);
+          received.push(parsed ? parsed.value : event.data);
+          if (answer === undefined && parsed && isAnswerTo(parsed.value, id)) {
+            answer = answerOutcome(parsed.value as Record<string, unknown>);
+          }
+        },
+      });
+      const end = await readBody(response.body, maxAnswerBytes, (chunk) => {
+        parser.feed(chunk);
+        return answer !== undefined;
+      });
+      if (answer) return answer;
+      if (end === 'oversize')
+        return failure(
+          'oversize',
+          `event stream exceeded ${maxAnswerBytes} bytes before an answer`,
+        );
+      const what = `event stream ended after ${received.length} message(s) without an answer to id ${id}`;
+      return httpFailed
+        ? failure('http-status', `HTTP ${status}: ${what}`)
+        : failure('closed', what);
+    }
+    let text = '';
+    const end = await readBody(response.body, maxAnswerBytes, (chunk) => {
+      text += chunk;
+      return false;
+    });
+    if (end === 'oversize') return failure('oversize', `answer exceeded ${maxAnswerBytes} bytes`);
+    const parsed = text.length > 0 ? parseJson(text) : undefined;
+    if (!parsed) {
+      keepRaw(text);
+      const body = describeBody(text, contentType);
+      if (httpFailed) return failure('http-status', `HTTP ${status} with ${body}`);
+      return text.length === 0
+        ? failure('empty', `HTTP ${status} with an empty body`)
+        : failure('not-json', `HTTP ${status} with ${body} that is not JSON`);
+    }
+    const messages = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
+    received.push(...messages);
+    const answer = messages.find((m) => isAnswerTo(m, id));
+    // A JSON-RPC error is the server's decision whatever status carries it (200 or 400 alike).
+    if (answer) return answerOutcome(answer as Record<string, unknown>);
+    const what = `a JSON body that is not an answer to id ${id}`;
+    return httpFailed
+      ? failure('http-status', `HTTP ${status} with ${what}`)
+      : failure('not-json', `HTTP ${status} with ${what}`);
+  }
+
+  async function notify(
+    message: JsonRpcNotification,
+    req: Omit<ChannelRequest, 'message'>,
+  ): Promise<void> {
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: requestHeaders(req, message.method, message.params),
+        body: JSON.stringify(message),
+        signal: req.signal,
+        redirect: 'manual',
+      });
+      await response.body?.cancel();
+    } catch {
+      // A lost notification is visible in the next request's outcome; nothing to decide here.
+    }
+  }
+
+  return { send, notify, takeStderr: () => [], close: async () => undefined };
+}

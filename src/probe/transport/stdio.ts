@@ -1,0 +1,239 @@
+/**
+ * stdio channel: spawns the target (no shell), writes newline-delimited JSON-RPC to its stdin and
+ * matches the lines it writes to stdout by id. stderr is kept, bounded, as evidence.
+ *
+ * A server that crashes, prints garbage, floods notifications or asks the client something before
+ * answering must end each request with an outcome, never hang the scan or crash it.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
+import type { Redactor } from '../evidence.js';
+import { jsonrpcEvidence } from '../evidence.js';
+import type { Outcome } from '../types.js';
+import type { Channel, ChannelReply, ChannelRequest, JsonRpcNotification } from './jsonrpc.js';
+import { abortOutcome, answerOutcome, failure, isAnswerTo, parseJson } from './jsonrpc.js';
+
+/** Options of a stdio channel. */
+export interface StdioChannelOptions {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly redactor: Redactor;
+  /** Most bytes of one line, and of everything read while one request waits. */
+  readonly maxAnswerBytes: number;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+const MAX_STDERR_LINES = 200;
+const MAX_STDERR_LINE = 500;
+const MAX_REPLIES = 100;
+// Shutdown, as the spec orders it: close stdin, wait, SIGTERM, wait, SIGKILL.
+const GRACE_MS = [300, 1000, 500] as const;
+
+interface Pending {
+  readonly id: number;
+  readonly received: unknown[];
+  bytes: number;
+  settle(outcome: Outcome): void;
+}
+
+/** Spawns `command` and returns a channel over its stdin/stdout. */
+export function createStdioChannel(options: StdioChannelOptions): Channel {
+  const { command, args, redactor, maxAnswerBytes } = options;
+  const pending = new Map<number, Pending>();
+  const stderrLines: string[] = [];
+  let stderrUntaken: string[] = [];
+  let ended: Outcome | undefined;
+  let replies = 0;
+
+  const endAll = (outcome: Outcome): void => {
+    ended ??= outcome;
+    for (const p of [...pending.values()]) p.settle(outcome);
+  };
+
+  let child: ChildProcess;
+  try {
+    child = spawn(command, [...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: options.env ?? process.env,
+      windowsHide: true,
+    });
+  } catch (err) {
+    endAll(failure('spawn', `could not start '${command}': ${(err as Error).message}`));
+    return {
+      send: async (req) => reply(req, ended ?? failure('spawn', 'not started'), [], 0),
+      notify: async () => undefined,
+      takeStderr: () => [],
+      close: async () => undefined,
+    };
+  }
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+
+  child.once('error', (err: NodeJS.ErrnoException) => {
+    endAll(failure('spawn', `could not start '${command}': ${err.code ?? err.message}`));
+  });
+  child.once('close', (code, signal) => {
+    const how = signal ? `was killed by ${signal}` : `exited with code ${code ?? 'unknown'}`;
+    endAll(failure('closed', `server ${how} before answering`));
+  });
+  child.stdin?.on('error', () => undefined);
+
+  const out = new StringDecoder('utf8');
+  let line = '';
+  let discarding = false;
+  child.stdout?.on('data', (chunk: Buffer) => {
+    let text = out.write(chunk);
+    for (;;) {
+      const nl = text.indexOf('\n');
+      if (nl < 0) break;
+      const piece = text.slice(0, nl);
+      text = text.slice(nl + 1);
+      if (!discarding) onLine(line + piece);
+      line = '';
+      discarding = false;
+    }
+    if (discarding) return;
+    line += text;
+    if (line.length > maxAnswerBytes) {
+      line = '';
+      discarding = true;
+      for (const p of [...pending.values()]) {
+        p.settle(failure('oversize', `a line on stdout exceeded ${maxAnswerBytes} bytes`));
+      }
+    }
+  });
+
+  const err = new StringDecoder('utf8');
+  let errLine = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    const parts = (errLine + err.write(chunk)).split('\n');
+    errLine = (parts.pop() ?? '').slice(0, 4096);
+    for (const part of parts) {
+      const kept = part.slice(0, MAX_STDERR_LINE);
+      stderrLines.push(kept);
+      stderrUntaken.push(kept);
+      if (stderrLines.length > MAX_STDERR_LINES) stderrLines.shift();
+      if (stderrUntaken.length > MAX_STDERR_LINES) stderrUntaken.shift();
+    }
+  });
+
+  function onLine(raw: string): void {
+    const text = raw.trim();
+    if (text.length === 0) return;
+    const parsed = parseJson(text);
+    const message = parsed ? parsed.value : text.slice(0, 2048);
+    for (const p of pending.values()) {
+      if (parsed && isAnswerTo(message, p.id)) {
+        p.received.push(message);
+        p.settle(answerOutcome(message as Record<string, unknown>));
+        return;
+      }
+    }
+    for (const p of [...pending.values()]) {
+      p.bytes += text.length;
+      if (p.bytes > maxAnswerBytes) {
+        p.settle(
+          failure('oversize', `more than ${maxAnswerBytes} bytes arrived without an answer`),
+        );
+      } else if (p.received.length < 1000) {
+        p.received.push(message);
+      }
+    }
+    answerServerRequest(message);
+  }
+
+  // 2026-07-28 servers must not send requests; an older one may, and may wait for the reply
+  // before answering us. Refuse it, so the wait ends; it is recorded, never taken for an answer.
+  function answerServerRequest(message: unknown): void {
+    const m = message as { id?: unknown; method?: unknown } | null;
+    if (!m || typeof m.method !== 'string' || m.id === undefined || replies >= MAX_REPLIES) return;
+    replies++;
+    write({
+      jsonrpc: '2.0',
+      id: m.id,
+      error: { code: -32601, message: 'not supported by scanner' },
+    });
+  }
+
+  function write(message: unknown): void {
+    if (ended || !child.stdin?.writable) return;
+    child.stdin.write(`${JSON.stringify(message)}\n`);
+  }
+
+  function reply(
+    req: ChannelRequest,
+    outcome: Outcome,
+    received: unknown[],
+    started: number,
+  ): ChannelReply {
+    const evidence = jsonrpcEvidence(redactor, {
+      label: req.label,
+      ...(req.identity ? { identity: req.identity } : {}),
+      transport: 'stdio',
+      sent: req.message,
+      received,
+      ...(outcome.kind === 'failure' ? { error: `${outcome.failure}: ${outcome.detail}` } : {}),
+      ms: Math.round(performance.now() - started),
+    });
+    return { outcome, evidence };
+  }
+
+  function send(req: ChannelRequest): Promise<ChannelReply> {
+    const started = performance.now();
+    const received: unknown[] = [];
+    if (ended) return Promise.resolve(reply(req, ended, received, started));
+    if (req.signal.aborted)
+      return Promise.resolve(reply(req, abortOutcome(req.signal), received, started));
+    return new Promise<ChannelReply>((resolve) => {
+      const onAbort = (): void => entry.settle(abortOutcome(req.signal));
+      const entry: Pending = {
+        id: req.message.id,
+        received,
+        bytes: 0,
+        settle(outcome) {
+          if (!pending.delete(req.message.id)) return;
+          req.signal.removeEventListener('abort', onAbort);
+          resolve(reply(req, outcome, received, started));
+        },
+      };
+      pending.set(entry.id, entry);
+      req.signal.addEventListener('abort', onAbort, { once: true });
+      write(req.message);
+    });
+  }
+
+  async function notify(message: JsonRpcNotification): Promise<void> {
+    write(message);
+  }
+
+  const wait = (ms: number): Promise<boolean> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), ms);
+      void exited.then(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+
+  async function close(): Promise<void> {
+    endAll(failure('closed', 'the scan closed the session'));
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+    child.stdin?.end();
+    if (await wait(GRACE_MS[0])) return;
+    child.kill('SIGTERM');
+    if (await wait(GRACE_MS[1])) return;
+    child.kill('SIGKILL');
+    await wait(GRACE_MS[2]);
+  }
+
+  return {
+    send,
+    notify,
+    takeStderr() {
+      const taken = stderrUntaken;
+      stderrUntaken = [];
+      return taken;
+    },
+    close,
+  };
+}

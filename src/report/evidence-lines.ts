@@ -1,0 +1,72 @@
+/**
+ * One line per piece of evidence, for the text report: who sent what, and what came back. Long
+ * opaque values (sealed states, handles) are shortened to a prefix, their length and a short hash,
+ * so two exchanges can still be compared (issued vs tampered) without pages of base64.
+ */
+import { createHash } from 'node:crypto';
+import type { Evidence } from '../probe/types.js';
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `v1.eyJwcmluY2…(312 chars, sha256:ab12cd34)` for a long string; short strings as they are. */
+export function shortBlob(value: string, keep = 12): string {
+  if (value.length <= 48) return value;
+  const hash = createHash('sha256').update(value).digest('hex').slice(0, 8);
+  return `${value.slice(0, keep)}…(${value.length} chars, sha256:${hash})`;
+}
+
+function sentSummary(sent: unknown): string {
+  if (!isRecord(sent)) return '?';
+  const method = typeof sent.method === 'string' ? sent.method : '?';
+  const params = isRecord(sent.params) ? sent.params : {};
+  const parts = [method];
+  if (typeof params.name === 'string') parts.push(shortBlob(params.name, 32));
+  if (typeof params.requestState === 'string')
+    parts.push(`requestState=${shortBlob(params.requestState)}`);
+  if (isRecord(params.inputResponses))
+    parts.push(`inputResponses[${Object.keys(params.inputResponses).join(',')}]`);
+  return parts.join(' ');
+}
+
+function answerSummary(received: readonly unknown[] | undefined): string {
+  const list = received ?? [];
+  const answer = [...list]
+    .reverse()
+    .find((m) => isRecord(m) && !('method' in m) && ('result' in m || 'error' in m));
+  const others = list.length - (answer ? 1 : 0);
+  const extra = others > 0 ? ` (+${others} other message${others === 1 ? '' : 's'})` : '';
+  if (!isRecord(answer)) return `no answer${extra}`;
+  if (isRecord(answer.error)) {
+    const message =
+      typeof answer.error.message === 'string' ? ` ${shortBlob(answer.error.message, 40)}` : '';
+    return `error ${String(answer.error.code)}${message}${extra}`;
+  }
+  const result = isRecord(answer.result) ? answer.result : {};
+  const type = typeof result.resultType === 'string' ? ` ${result.resultType}` : '';
+  const isError = result.isError === true ? ' isError' : '';
+  return `result${type}${isError}${extra}`;
+}
+
+/** The one-line summary of a piece of evidence. */
+export function evidenceLine(e: Evidence): string {
+  switch (e.kind) {
+    case 'http': {
+      const who = e.identity ? `[${e.identity}] ` : '';
+      const status = e.response ? `HTTP ${e.response.status}: ` : '';
+      const tail = e.error !== undefined ? e.error : answerSummary(e.received);
+      return `${who}${sentSummary(e.request.body)} · ${e.label} → ${status}${tail} (${e.ms} ms)`;
+    }
+    case 'jsonrpc': {
+      const who = e.identity ? `[${e.identity}] ` : '';
+      const tail = e.error !== undefined ? e.error : answerSummary(e.received);
+      return `${who}${sentSummary(e.sent)} · ${e.label} → ${tail} (${e.ms} ms)`;
+    }
+    case 'observation':
+      return `observed ${e.label}: expected ${e.expected}; actual ${e.actual}`;
+    case 'stderr':
+      return `stderr: ${e.lines.length} line${e.lines.length === 1 ? '' : 's'}`;
+    case 'note':
+      return `note: ${e.text}`;
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * The reporters, as a registry map: adding a format is one entry, never another branch.
+ */
+import { json } from './json.js';
+import { text } from './text.js';
+import type { Reporter } from './types.js';
+
+/** Every output format by id. */
+export const REPORTERS = { text, json } satisfies Record<string, Reporter>;
+
+/** A format id. */
+export type ReportFormat = keyof typeof REPORTERS;
+
+/** The format ids, for help text and validation. */
+export const REPORT_FORMATS = Object.keys(REPORTERS) as ReportFormat[];
+
+/** True when `id` names a format. */
+export function isReportFormat(id: string): id is ReportFormat {
+  return Object.hasOwn(REPORTERS, id);
+}
+
+export type { Reporter, RenderOptions, EvidenceMode } from './types.js';
+export { EVIDENCE_MODES } from './types.js';

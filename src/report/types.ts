@@ -1,0 +1,22 @@
+/**
+ * The reporter contract: a pure function from the canonical {@link RunReport} to text. The CLI does
+ * the I/O; reporters never print, never read the environment, never see an unredacted secret.
+ */
+import type { RunReport } from '../probe/types.js';
+
+/** How much evidence a human-oriented format shows. JSON always carries all of it. */
+export const EVIDENCE_MODES = ['full', 'summary', 'none'] as const;
+export type EvidenceMode = (typeof EVIDENCE_MODES)[number];
+
+/** Options of a render. */
+export interface RenderOptions {
+  /** ANSI colour; the CLI enables it only on a TTY with `NO_COLOR` unset. */
+  readonly color: boolean;
+  readonly evidence: EvidenceMode;
+}
+
+/** One output format. */
+export interface Reporter {
+  readonly id: string;
+  render(report: RunReport, options: RenderOptions): string;
+}

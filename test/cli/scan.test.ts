@@ -1,0 +1,151 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SCAN_OPTIONS } from '../../src/cli/scan-args.js';
+import { PROBES } from '../../src/probe/registry.js';
+import type { RunReport } from '../../src/probe/types.js';
+import { startHttpServer } from '../servers/http-server.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const MAIN = join(ROOT, 'src/cli/main.ts');
+const STDIO_SERVER = join(ROOT, 'test/servers/stdio-server.ts');
+const NODE = process.execPath;
+const SECRET_A = 'cli-alice-secret-5e1f';
+const SECRET_B = 'cli-bob-secret-93ac';
+const dir = mkdtempSync(join(tmpdir(), 'stateguard-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `stateguard <args>` as a real child process, killed if it outlives `limitMs`. */
+function cli(args: string[], env: NodeJS.ProcessEnv = {}, limitMs = 25_000): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(NODE, ['--import', 'tsx', MAIN, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const killer = setTimeout(() => child.kill('SIGKILL'), limitMs);
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const stdioCmd = (scenario: string): string => `${NODE} --import tsx ${STDIO_SERVER} ${scenario}`;
+
+describe('stateguard scan usage', () => {
+  it('documents every flag in --help and exits 0', async () => {
+    const run = await cli(['scan', '--help']);
+    expect(run.code).toBe(0);
+    for (const flag of Object.keys(SCAN_OPTIONS)) expect(run.stdout).toContain(`--${flag}`);
+    for (const probe of PROBES) expect(run.stdout).toContain(probe.id);
+  });
+
+  it.each([
+    [[], 'no target'],
+    [['--http', 'http://127.0.0.1:1/mcp', '--stdio', 'x'], 'not both'],
+    [['--http', 'not a url'], 'needs an http(s) URL'],
+    [['--http', 'file:///etc/passwd'], 'needs an http(s) URL'],
+    [['--stdio', 'x', '--frobnicate'], "Unknown option '--frobnicate'"],
+    [['--stdio', 'x', '--probe', 'state/nope'], "unknown probe 'state/nope'"],
+    [['--stdio', 'x', '--format', 'xml'], "unknown --format 'xml'"],
+    [['--stdio', 'server | tee log'], "runs no shell; remove '|'"],
+    [['--stdio', 'x', '--timeout', '0'], '--timeout needs a positive number'],
+  ])('rejects %j with a one-line error, the help hint and exit 2', async (args, message) => {
+    const run = await cli(['scan', ...args]);
+    expect(run.code).toBe(2);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain(message);
+    expect(lines[1]).toBe("Try 'stateguard scan --help'.");
+    expect(run.stdout).toBe('');
+  });
+});
+
+describe('stateguard scan exit codes and reports', () => {
+  it('writes a JSON report with every probe errored and exits 3 when the command is missing', async () => {
+    const output = join(dir, 'missing.json');
+    const run = await cli([
+      'scan',
+      '--stdio',
+      'stateguard-no-such-command-31337 --flag',
+      '--format',
+      'json',
+      '--output',
+      output,
+    ]);
+    expect(run.code).toBe(3);
+    const report = JSON.parse(readFileSync(output, 'utf8')) as RunReport;
+    expect(report.schemaVersion).toBe(1);
+    expect(report.problem).toContain('ENOENT');
+    expect(report.probes.map((p) => p.id)).toEqual(PROBES.map((p) => p.id));
+    expect(report.probes.every((p) => p.verdict === 'errored')).toBe(true);
+    expect(run.stderr).toContain(`0 confirmed · 0 refuted · 0 skipped · ${PROBES.length} errored`);
+  });
+
+  it('ends a scan of a hanging HTTP server at the deadline with exit 3 and a JSON report', async () => {
+    const server = await startHttpServer('modern', () => 'hang');
+    try {
+      const run = await cli([
+        'scan',
+        '--http',
+        server.url,
+        '--format',
+        'json',
+        '--timeout',
+        '60000',
+        '--deadline',
+        '1500',
+      ]);
+      expect(run.code).toBe(3);
+      const report = JSON.parse(run.stdout) as RunReport;
+      expect(report.problem).toContain('the scan deadline (1500 ms) passed');
+      expect(report.probes.every((p) => p.verdict === 'errored')).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('skips every probe of a legacy server with exit 0 and a plain-text summary line', async () => {
+    const run = await cli(['scan', '--stdio', stdioCmd('legacy')]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      `0 confirmed · 0 refuted · ${PROBES.length} skipped · 0 errored (target: stdio:`,
+    );
+    expect(run.stdout).not.toContain('\u001b[');
+    expect(run.stderr).toContain('stateguard: protocol era legacy');
+  });
+
+  it('exits 1 on a confirmed flaw and keeps identities from the environment out of every output', async () => {
+    const fixture = `${NODE} --import tsx ${MAIN} fixture --mode flawed --transport stdio`;
+    const env = { STATEGUARD_IDENTITY_A: SECRET_A, STATEGUARD_IDENTITY_B: SECRET_B };
+    const output = join(dir, 'flawed.json');
+    const asJson = await cli(
+      ['scan', '--stdio', fixture, '--format', 'json', '--output', output],
+      env,
+    );
+    const asText = await cli(['scan', '--stdio', fixture, '--evidence', 'full'], env);
+    expect(asJson.code).toBe(1);
+    expect(asText.code).toBe(1);
+    const json = readFileSync(output, 'utf8');
+    for (const out of [json, asJson.stderr, asText.stdout, asText.stderr]) {
+      expect(out).not.toContain(SECRET_A);
+      expect(out).not.toContain(SECRET_B);
+    }
+    expect(json).toContain('<identity-A>');
+    expect(asText.stdout).toContain('✗ CONFIRMED');
+  });
+});

@@ -1,0 +1,216 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createMemoryLedger,
+  LedgerUnavailableError,
+  type SingleUseLedger,
+} from '../../src/index.js';
+import { createRedisLedger } from '../../src/redis.js';
+import {
+  announceRedisSkip,
+  REDIS_SKIP_REASON,
+  startRedis,
+  type RedisServer,
+} from '../helpers/redis.js';
+
+const PARALLEL = 200;
+const newId = (): string => randomBytes(16).toString('base64url');
+const inAMinute = (): number => Date.now() + 60_000;
+
+/**
+ * Consume `id` once the ledger's client has reconnected (it retries in the background with a bounded
+ * backoff): a bounded number of attempts, each refusal checked to be the fail-closed one.
+ */
+async function consumeOnceBack(ledger: SingleUseLedger, id: string): Promise<boolean | undefined> {
+  for (let attempt = 0; attempt < 60; attempt += 1) {
+    try {
+      return await ledger.consume(id, inAMinute());
+    } catch (error) {
+      expect(error).toBeInstanceOf(LedgerUnavailableError);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  return undefined;
+}
+
+/** The behaviour every single-use ledger must have. */
+function ledgerContract(makeLedger: () => SingleUseLedger): void {
+  it(`accepts exactly one of ${PARALLEL} parallel consumes of one id`, async () => {
+    const ledger = makeLedger();
+    const id = newId();
+    const answers = await Promise.all(
+      Array.from({ length: PARALLEL }, () => ledger.consume(id, inAMinute())),
+    );
+    expect(answers.filter((a) => a === true)).toHaveLength(1);
+    expect(answers.filter((a) => a === false)).toHaveLength(PARALLEL - 1);
+  });
+
+  it('accepts each of many distinct ids once', async () => {
+    const ledger = makeLedger();
+    const ids = Array.from({ length: 50 }, newId);
+    expect(await Promise.all(ids.map((id) => ledger.consume(id, inAMinute())))).toEqual(
+      ids.map(() => true),
+    );
+    expect(await Promise.all(ids.map((id) => ledger.consume(id, inAMinute())))).toEqual(
+      ids.map(() => false),
+    );
+  });
+
+  it('rejects misuse with TypeError instead of answering', async () => {
+    const ledger = makeLedger();
+    await expect(ledger.consume('', inAMinute())).rejects.toThrow(TypeError);
+    await expect(ledger.consume('x'.repeat(257), inAMinute())).rejects.toThrow(TypeError);
+    await expect(ledger.consume(newId(), Number.NaN)).rejects.toThrow(TypeError);
+  });
+}
+
+describe('createMemoryLedger', () => {
+  ledgerContract(() => createMemoryLedger());
+
+  it('forgets an id once it expires, so memory can be pruned', async () => {
+    let at = 1_800_000_000_000;
+    const ledger = createMemoryLedger({ now: () => at });
+    const id = newId();
+    expect(await ledger.consume(id, at + 1_000)).toBe(true);
+    at += 999;
+    expect(await ledger.consume(id, at + 1_000)).toBe(false);
+    at += 1;
+    // The first entry expired: the id may be recorded again (its token could no longer open anyway).
+    expect(await ledger.consume(id, at + 1_000)).toBe(true);
+  });
+
+  it('prunes expired ids instead of growing, and refuses when full of live ones', async () => {
+    let at = 1_800_000_000_000;
+    const ledger = createMemoryLedger({ now: () => at, maxEntries: 3 });
+    for (let i = 0; i < 3; i += 1) expect(await ledger.consume(newId(), at + 1_000)).toBe(true);
+    // Forgetting a live id would allow a replay: a full ledger fails closed.
+    await expect(ledger.consume(newId(), at + 1_000)).rejects.toBeInstanceOf(
+      LedgerUnavailableError,
+    );
+    expect(ledger.size).toBe(3);
+    at += 1_000;
+    expect(await ledger.consume(newId(), at + 1_000)).toBe(true);
+    expect(ledger.size).toBe(1);
+  });
+
+  it('refuses after close', async () => {
+    const ledger = createMemoryLedger();
+    await ledger.close();
+    await expect(ledger.consume(newId(), inAMinute())).rejects.toBeInstanceOf(
+      LedgerUnavailableError,
+    );
+  });
+});
+
+announceRedisSkip('createRedisLedger');
+
+describe.skipIf(REDIS_SKIP_REASON !== undefined)('createRedisLedger', () => {
+  let redis: RedisServer;
+  const ledgers: SingleUseLedger[] = [];
+  const track = (ledger: SingleUseLedger): SingleUseLedger => {
+    ledgers.push(ledger);
+    return ledger;
+  };
+
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await Promise.all(ledgers.map((l) => l.close()));
+    await redis?.kill();
+  });
+
+  ledgerContract(() => track(createRedisLedger({ url: redis.url, timeoutMs: 2_000 })));
+
+  it(`accepts exactly one of ${PARALLEL} consumes spread over four clients`, async () => {
+    const clients = Array.from({ length: 4 }, () =>
+      track(createRedisLedger({ url: redis.url, timeoutMs: 2_000 })),
+    );
+    const id = newId();
+    const answers = await Promise.all(
+      Array.from({ length: PARALLEL }, (_, i) =>
+        (clients[i % clients.length] as SingleUseLedger).consume(id, inAMinute()),
+      ),
+    );
+    expect(answers.filter((a) => a === true)).toHaveLength(1);
+  });
+
+  it('keeps ledgers with different prefixes apart', async () => {
+    const a = track(createRedisLedger({ url: redis.url, prefix: 'app-a:' }));
+    const b = track(createRedisLedger({ url: redis.url, prefix: 'app-b:' }));
+    const id = newId();
+    expect(await a.consume(id, inAMinute())).toBe(true);
+    expect(await b.consume(id, inAMinute())).toBe(true);
+    expect(await a.consume(id, inAMinute())).toBe(false);
+  });
+
+  it('refuses every consume with LedgerUnavailableError once Redis is killed, accepting none', async () => {
+    const spare = await startRedis();
+    try {
+      const ledger = track(createRedisLedger({ url: spare.url, timeoutMs: 500 }));
+      const used = newId();
+      expect(await ledger.consume(used, inAMinute())).toBe(true);
+      await spare.kill();
+      const ids = [used, ...Array.from({ length: 20 }, newId)];
+      const outcomes = await Promise.allSettled(ids.map((id) => ledger.consume(id, inAMinute())));
+      for (const outcome of outcomes) {
+        expect(outcome.status).toBe('rejected');
+        if (outcome.status === 'rejected') {
+          expect(outcome.reason).toBeInstanceOf(LedgerUnavailableError);
+          expect((outcome.reason as LedgerUnavailableError).code).toBe('ERR_LEDGER_UNAVAILABLE');
+        }
+      }
+    } finally {
+      await spare.kill();
+    }
+  });
+
+  it('refuses while Redis was never reachable, and recovers once it comes up', async () => {
+    const gone = await startRedis();
+    await gone.kill();
+    const ledger = track(createRedisLedger({ url: gone.url, timeoutMs: 500 }));
+    await expect(ledger.consume(newId(), inAMinute())).rejects.toBeInstanceOf(
+      LedgerUnavailableError,
+    );
+    await expect(ledger.consume(newId(), inAMinute())).rejects.toBeInstanceOf(
+      LedgerUnavailableError,
+    );
+    const back = await startRedis({ port: gone.port });
+    try {
+      const id = newId();
+      expect(await consumeOnceBack(ledger, id)).toBe(true);
+      expect(await ledger.consume(id, inAMinute())).toBe(false);
+    } finally {
+      await back.kill();
+    }
+  });
+
+  it('recovers once Redis is back, refusing until then', async () => {
+    const first = await startRedis();
+    let second: RedisServer | undefined;
+    try {
+      const ledger = track(createRedisLedger({ url: first.url, timeoutMs: 500 }));
+      expect(await ledger.consume(newId(), inAMinute())).toBe(true);
+      await first.kill();
+      await expect(ledger.consume(newId(), inAMinute())).rejects.toBeInstanceOf(
+        LedgerUnavailableError,
+      );
+      second = await startRedis({ port: first.port });
+      const id = newId();
+      expect(await consumeOnceBack(ledger, id)).toBe(true);
+      expect(await ledger.consume(id, inAMinute())).toBe(false);
+    } finally {
+      await first.kill();
+      await second?.kill();
+    }
+  });
+
+  it('refuses a misconfigured URL without echoing it', () => {
+    expect(() => createRedisLedger({ url: 'http://user:hunter2@host' })).toThrow(TypeError);
+    try {
+      createRedisLedger({ url: 'http://user:hunter2@host' });
+    } catch (error) {
+      expect(String(error)).not.toContain('hunter2');
+    }
+  });
+});

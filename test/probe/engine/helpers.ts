@@ -1,0 +1,43 @@
+/**
+ * Shared set-up of the engine tests: real test servers, the two identities, session options.
+ */
+import { fileURLToPath } from 'node:url';
+import { createRedactor } from '../../../src/probe/evidence.js';
+import type { SessionOptions } from '../../../src/probe/session.js';
+import { DEFAULT_PRINCIPAL_META_KEY } from '../../../src/probe/session.js';
+import type { Evidence, Target } from '../../../src/probe/types.js';
+
+/** Two identity secrets that must never appear in evidence or output. */
+export const IDS = { A: 'alice-secret-token-7f3a9c', B: 'bob-secret-token-2d81e4' } as const;
+
+/** The stdio test server script. */
+export const STDIO_SERVER = fileURLToPath(
+  new URL('../../servers/stdio-server.ts', import.meta.url),
+);
+
+/** A stdio target running the test server in `scenario`. */
+export function stdioTarget(scenario: string): Target {
+  return {
+    kind: 'stdio',
+    command: process.execPath,
+    args: ['--import', 'tsx', STDIO_SERVER, scenario],
+  };
+}
+
+/** Session options for tests; `timeoutMs` short unless a test needs more. */
+export function sessionOptions(overrides: Partial<SessionOptions> = {}): SessionOptions {
+  return {
+    identities: IDS,
+    principalMetaKey: DEFAULT_PRINCIPAL_META_KEY,
+    timeoutMs: 4000,
+    maxAnswerBytes: 1024 * 1024,
+    redactor: createRedactor(IDS),
+    clientInfo: { name: 'stateguard-test', version: '0.0.0' },
+    ...overrides,
+  };
+}
+
+/** The label of a piece of evidence, or its kind when it has none. */
+export function labelOf(e: Evidence): string {
+  return 'label' in e ? e.label : e.kind;
+}

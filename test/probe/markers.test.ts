@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import {
+  base64Cores,
+  carries,
+  distinctTokens,
+  makeCanary,
+  markerCounts,
+  showsToken,
+  tokensOf,
+} from '../../src/probe/markers.js';
+
+const canary = makeCanary('test');
+
+describe('canaries', () => {
+  it('are fresh, tagged and made of characters no encoding step alters', () => {
+    const other = makeCanary('test');
+    expect(canary).not.toBe(other);
+    expect(canary).toMatch(/^sg-test-[0-9a-f]{24}$/);
+    expect(encodeURIComponent(canary)).toBe(canary);
+  });
+});
+
+describe('a request carries a marker', () => {
+  const embedded = (prefix: string) => `${prefix}${canary}-suffix`;
+
+  it('raw, anywhere in any string or key', () => {
+    expect(carries({ arguments: { label: `x ${canary} y` } }, canary)).toBe(true);
+    expect(carries({ [canary]: 1 }, canary)).toBe(true);
+  });
+
+  it.each([0, 1, 2, 3, 4])('inside base64 and base64url at byte offset %i', (offset) => {
+    const plain = embedded('p'.repeat(offset));
+    const b64 = Buffer.from(JSON.stringify({ label: plain })).toString('base64');
+    const b64url = Buffer.from(JSON.stringify({ label: plain })).toString('base64url');
+    expect(carries({ workspace_id: b64 }, canary)).toBe(true);
+    expect(carries({ workspace_id: `ws.${b64url}.sig` }, canary)).toBe(true);
+  });
+
+  it('hex-encoded, URL-encoded, and base64 nested in URL encoding', () => {
+    expect(carries({ h: Buffer.from(embedded('z')).toString('hex') }, canary)).toBe(true);
+    const marker = 'alice smith/ü';
+    expect(carries({ u: `https://x.invalid/?who=${encodeURIComponent(marker)}` }, marker)).toBe(
+      true,
+    );
+    const inner = encodeURIComponent(Buffer.from(embedded('')).toString('base64'));
+    expect(carries({ u: inner }, canary)).toBe(true);
+  });
+
+  it('not when the request holds only unrelated values', () => {
+    expect(carries({ workspace_id: 'ws-0123456789abcdef', label: makeCanary('x') }, canary)).toBe(
+      false,
+    );
+  });
+
+  it('in a raw-only key only when the marker is there verbatim', () => {
+    const state = Buffer.from(JSON.stringify({ label: canary })).toString('base64url');
+    const opts = { rawOnlyKeys: ['requestState'] };
+    expect(carries({ requestState: state }, canary, opts)).toBe(false);
+    expect(carries({ requestState: state }, canary)).toBe(true);
+    expect(carries({ requestState: `{"label":"${canary}"}` }, canary, opts)).toBe(true);
+  });
+
+  it('has base64 cores for all three alignments', () => {
+    expect(base64Cores(canary)).toHaveLength(3);
+  });
+});
+
+describe('a marker counts', () => {
+  it('only when the answer shows it and the request did not carry it', () => {
+    const answer = { content: [{ type: 'text', text: `label ${canary}` }] };
+    expect(markerCounts(canary, answer, { workspace_id: 'ws-1234' })).toBe(true);
+    const echoHandle = Buffer.from(canary).toString('base64url');
+    expect(markerCounts(canary, answer, { workspace_id: echoHandle })).toBe(false);
+    expect(markerCounts(canary, { content: [] }, {})).toBe(false);
+  });
+});
+
+describe('tokens that tell identities apart', () => {
+  it('keep what both A records say and B never does, and drop clocks, handles and canaries', () => {
+    const a1 = { owner: 'alice-token', at: '2026-08-01T10:00:00Z', id: 'ws-1', label: canary };
+    const b = { owner: 'bob-token', at: '2026-08-01T10:00:01Z', id: 'ws-2', label: 'other' };
+    const a2 = { owner: 'alice-token', at: '2026-08-01T10:00:02Z', id: 'ws-3', label: 'x' };
+    expect(distinctTokens([a1, a2], [b], ['ws-1', 'ws-3', canary])).toEqual(['alice-token']);
+  });
+
+  it('find nothing when both identities are answered alike', () => {
+    const rec = (n: number) => ({ owner: 'anonymous', nonce: `n${n}x${n}` });
+    expect(distinctTokens([rec(1), rec(3)], [rec(2)], [])).toEqual([]);
+  });
+
+  it('match whole tokens only, and not when the request carried them', () => {
+    expect(tokensOf({ text: 'exported x as principal alice-token.' }).has('alice-token')).toBe(
+      true,
+    );
+    expect(showsToken({ owner: 'alice-tokenX' }, ['alice-token'], {})).toBeUndefined();
+    expect(showsToken({ owner: 'alice-token' }, ['alice-token'], {})).toBe('alice-token');
+    expect(
+      showsToken({ owner: 'alice-token' }, ['alice-token'], { h: 'alice-token' }),
+    ).toBeUndefined();
+  });
+});
