@@ -240,6 +240,11 @@ export function describe(exchange: Exchange): string {
   return typeof type === 'string' ? `result (${type})` : 'result';
 }
 
+/** How an {@link Established} reads in a control or a reason: `accepted`, or what failed and how. */
+export function establishedAs(e: Established): string {
+  return e.ok ? 'accepted' : `${e.why}: ${describe(e.exchange)}`;
+}
+
 /** Options of {@link retryFresh}. */
 export interface FreshRetry {
   /** Who asks round 1 (the state's owner). */

@@ -9,6 +9,7 @@
  * every canary it is shown.
  */
 import { randomBytes } from 'node:crypto';
+import { decodeBlob } from './mutate.js';
 
 /**
  * A fresh canary: `sg-<tag>-<24 hex>`. Only `[a-z0-9-]`, so it survives JSON, URL encoding and
@@ -97,9 +98,39 @@ export interface CarryOptions {
    * Keys whose string values are searched raw only. `requestState` is one: a state probe's whole
    * point is whether the server *reads* the blob it gets back, so a field the server decoded out of
    * the state and named in its answer is the server acting on it; repeating the blob verbatim (an
-   * echo) still shows nothing, because the raw blob does not contain the decoded field.
+   * echo) still shows nothing, because the raw blob does not contain the decoded field, and an
+   * answer that repeats the whole decoded blob makes it searched in every encoding again
+   * ({@link echoAware}).
    */
   readonly rawOnlyKeys?: readonly string[];
+}
+
+/**
+ * The options with every raw-only key dropped whose value `answer` repeats *decoded and whole* (the
+ * decoded JSON, verbatim or as an escaped string). Searching a `requestState` raw lets a field the
+ * server decoded and acted on count; but a server that echoes the whole decoded blob back acts on
+ * nothing, and every field of the blob would "come back" from it. So for such an answer the blob is
+ * searched in every encoding like any argument. A server that repeats only some decoded fields is
+ * indistinguishable from one that acts on them, and is read as acting.
+ */
+export function echoAware(answer: unknown, request: unknown, options: CarryOptions): CarryOptions {
+  const rawOnly = options.rawOnlyKeys ?? [];
+  if (rawOnly.length === 0) return options;
+  const text = textOf(answer);
+  const echoed = new Set<string>();
+  const walk = (v: unknown, key: string | undefined, depth: number): void => {
+    if (depth > 32) return;
+    if (typeof v === 'string' && key !== undefined && rawOnly.includes(key)) {
+      const decoded = decodeBlob(v);
+      if (decoded === undefined) return;
+      const json = JSON.stringify(decoded.value);
+      if (text.includes(json) || text.includes(JSON.stringify(json).slice(1, -1))) echoed.add(key);
+    } else if (typeof v === 'object' && v !== null) {
+      for (const [k, item] of Object.entries(v)) walk(item, Array.isArray(v) ? key : k, depth + 1);
+    }
+  };
+  walk(request, undefined, 0);
+  return echoed.size === 0 ? options : { rawOnlyKeys: rawOnly.filter((k) => !echoed.has(k)) };
 }
 
 /** Whether a request (its params) carries `marker` anywhere, in any encoding. */
@@ -129,7 +160,7 @@ export function markerCounts(
   request: unknown,
   options: CarryOptions = {},
 ): boolean {
-  return shows(answer, marker) && !carries(request, marker, options);
+  return shows(answer, marker) && !carries(request, marker, echoAware(answer, request, options));
 }
 
 // Times, dates and bare numbers vary from one answer to the next whoever asks; they are never
@@ -175,5 +206,6 @@ export function showsToken(
   options: CarryOptions = {},
 ): string | undefined {
   const seen = tokensOf(answer);
-  return tokens.find((t) => seen.has(t) && !carries(request, t, options));
+  const opts = echoAware(answer, request, options);
+  return tokens.find((t) => seen.has(t) && !carries(request, t, opts));
 }

@@ -136,7 +136,7 @@ export async function discoverFlows(
   return discovery;
 }
 
-/** The skip or error when discovery found no flow. */
+/** The skip or error when discovery found no flow: a probe's decision as it stands. */
 export function noFlowReason(d: Discovery): { verdict: 'skipped' | 'errored'; reason: string } {
   const failed = d.failures[0];
   if (failed !== undefined) {

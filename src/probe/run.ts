@@ -38,6 +38,9 @@ export interface ProbeRunOptions {
   readonly capName?: string;
 }
 
+// Longest wait for an aborted request's exchange once its probe is cut off.
+const SETTLE_MS = 500;
+
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** Runs one probe against an open, modern session and returns its result. Never throws. */
@@ -55,6 +58,7 @@ export async function runProbe(
   const stop = new AbortController();
   let calls = 0;
   let inFlight: string | undefined;
+  let lastRecorded: Promise<unknown> | undefined;
   let finished = false;
 
   const refuse = (failure: 'budget' | 'blocked' | 'deadline', detail: string): Exchange => {
@@ -89,10 +93,13 @@ export async function runProbe(
       calls++;
       inFlight = what;
       const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
-      const exchange = await session.request(method, params, { ...opts, signal });
-      inFlight = undefined;
-      if (!finished) evidence.push(exchange.evidence);
-      return exchange;
+      const recorded = session.request(method, params, { ...opts, signal }).then((exchange) => {
+        inFlight = undefined;
+        if (!finished) evidence.push(exchange.evidence);
+        return exchange;
+      });
+      lastRecorded = recorded;
+      return recorded;
     },
     control(id, result) {
       controls[id] = {
@@ -132,6 +139,14 @@ export async function runProbe(
     clearTimeout(timer);
     if (!stop.signal.aborted) stop.abort(new AbortCause('deadline', `${probe.id} has finished`));
   }
+  if (inFlight !== undefined && lastRecorded !== undefined) {
+    // The cap aborted a request in flight. The abort settles it promptly; wait for that (bounded),
+    // so its exchange, the evidence of what did not answer, is kept and not dropped by a race.
+    let settle: NodeJS.Timeout | undefined;
+    const grace = new Promise((resolve) => (settle = setTimeout(resolve, SETTLE_MS)));
+    await Promise.race([lastRecorded, grace]);
+    clearTimeout(settle);
+  }
 
   let verdict: Verdict = decision.verdict;
   let reason = String(decision.reason);
@@ -152,17 +167,20 @@ export async function runProbe(
   }
   const stderr = session.takeStderr();
   if (stderr.length > 0) evidence.push(stderrEvidence(redactor, stderr));
+  if (evidence.length === 0) {
+    // A probe that decided without a call (no surface in tools/list) still says what it read: a
+    // verdict with no evidence at all could not be checked by anyone reading the report.
+    const names = session.protocol.tools.map((t) => t.name);
+    const shown = names.slice(0, 20).join(', ') + (names.length > 20 ? ', …' : '');
+    const listed = names.length === 0 ? 'no tools' : `${names.length} tool(s): ${shown}`;
+    evidence.push(noteEvidence(redactor, `decided without a call; tools/list named ${listed}`));
+  }
   finished = true;
 
   return {
-    id: probe.id,
-    title: probe.title,
-    severity: probe.severity,
-    verdict,
-    reason: redactor.string(reason),
+    ...centralResult(probe, verdict, reason, evidence, redactor),
     controls,
     observations,
-    evidence,
     ms: Math.round(performance.now() - started),
   };
 }

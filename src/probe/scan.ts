@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { quote } from 'shell-quote';
 import type { Probe } from './define.js';
-import { createRedactor, stderrEvidence } from './evidence.js';
+import { createRedactor, noteEvidence, stderrEvidence } from './evidence.js';
 import type { Redactor } from './evidence.js';
 import { centralResult, runProbe } from './run.js';
 import { DEFAULT_PRINCIPAL_META_KEY, openSession } from './session.js';
@@ -130,7 +130,9 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
         const left = remaining();
         if (left <= 0) {
           const reason = `not run: the scan deadline (${deadlineMs} ms) passed before it started`;
-          results.push(centralResult(probe, 'errored', reason, [], redactor));
+          // Even a probe that never ran carries its evidence: the note of why, never an empty list.
+          const note = noteEvidence(redactor, reason);
+          results.push(centralResult(probe, 'errored', reason, [note], redactor));
           continue;
         }
         // A fair share of what is left, but never less than one call's timeout (when time allows).

@@ -7,6 +7,7 @@ import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import { PROBES } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import type { RunReport } from '../../src/probe/types.js';
+import { startHostileProxy } from '../servers/hostile-proxy.js';
 import {
   startProbeServer,
   type ProbeServer,
@@ -115,5 +116,75 @@ describe('a server without the surface', () => {
     const { report } = await scanServer({ surface: false });
     expect(Object.values(verdicts(report))).toEqual(['skipped', 'skipped', 'skipped', 'skipped']);
     for (const p of report.probes) expect(p.reason).toMatch(/^precondition: /);
+  });
+});
+
+describe('an SSE answer with a progress notification before the response', () => {
+  it('on every call, the key calls included, still yields the flawed and fixed verdicts', async () => {
+    for (const [mode, verdict] of [
+      ['flawed', 'confirmed'],
+      ['fixed', 'refuted'],
+    ] as const) {
+      const fixture = await startFixtureHttp({ mode });
+      const proxy = await startHostileProxy(fixture.url, { fault: 'progress-first' });
+      open.push(proxy, fixture);
+      const report = await runScan({ target: { kind: 'http', url: proxy.url }, probes: PROBES });
+      expect(Object.values(verdicts(report))).toEqual([verdict, verdict, verdict, verdict]);
+      // Every answer came as SSE with the notification first: the evidence shows both, in order.
+      const exchanges = report.probes.flatMap((p) => p.evidence).filter((e) => e.kind === 'http');
+      expect(exchanges.length).toBeGreaterThan(0);
+      for (const e of exchanges) {
+        expect(e.response?.headers['content-type']).toContain('text/event-stream');
+        expect(e.received?.[0]).toMatchObject({ method: 'notifications/progress' });
+      }
+    }
+  });
+});
+
+describe('every verdict carries its evidence, not only a confirmation', () => {
+  const exchanged = (r: RunReport, id: string) =>
+    probe(r, id).evidence.filter((e) => e.kind === 'http' || e.kind === 'jsonrpc');
+
+  it('refuted, skipped and errored results each keep the exchanges that back them', async () => {
+    const fixed = await startFixtureHttp({ mode: 'fixed' });
+    const broken = await startFixtureHttp({ mode: 'broken-flow' });
+    open.push(fixed, broken);
+    const refutedReport = await runScan({
+      target: { kind: 'http', url: fixed.url },
+      probes: PROBES,
+    });
+    const erroredReport = await runScan({
+      target: { kind: 'http', url: broken.url },
+      probes: PROBES,
+    });
+    const { report: skippedReport } = await scanServer({ surface: false });
+    for (const p of refutedReport.probes) {
+      expect(p.verdict).toBe('refuted');
+      expect(exchanged(refutedReport, p.id).length).toBeGreaterThan(0);
+    }
+    for (const p of skippedReport.probes) {
+      expect(p.verdict).toBe('skipped');
+      expect(p.evidence.length).toBeGreaterThan(0);
+    }
+    // The state probes asked a tool before skipping; the handle probe read tools/list and says so.
+    for (const id of ['state/tamper', 'state/replay-principal', 'state/replay-request'])
+      expect(exchanged(skippedReport, id).length).toBeGreaterThan(0);
+    expect(probe(skippedReport, 'handle/cross-principal').evidence).toContainEqual({
+      kind: 'note',
+      text: 'decided without a call; tools/list named 1 tool(s): get_time',
+    });
+    for (const p of refutedReport.probes) {
+      // A refutation is only as good as the controls that held while it was drawn.
+      expect(Object.keys(p.controls).length).toBeGreaterThan(0);
+      expect(Object.values(p.controls).every((c) => c.held)).toBe(true);
+    }
+    const stateProbes = ['state/tamper', 'state/replay-principal', 'state/replay-request'];
+    for (const id of stateProbes) {
+      expect(probe(erroredReport, id).verdict).toBe('errored');
+      expect(exchanged(erroredReport, id).length).toBeGreaterThan(0);
+      // The failed untouched retry is named and kept: the exchange that shows what went wrong.
+      const labels = probe(erroredReport, id).evidence.map((e) => ('label' in e ? e.label : ''));
+      expect(labels.some((l) => /untouched retry/.test(l))).toBe(true);
+    }
   });
 });

@@ -73,6 +73,22 @@ describe('a marker counts', () => {
     expect(markerCounts(canary, answer, { workspace_id: echoHandle })).toBe(false);
     expect(markerCounts(canary, { content: [] }, {})).toBe(false);
   });
+
+  it('from a decoded requestState, unless the answer repeats the whole decoded state', () => {
+    const decoded = { principal: canary, step: 'confirm' };
+    const sent = { requestState: Buffer.from(JSON.stringify(decoded)).toString('base64url') };
+    const opts = { rawOnlyKeys: ['requestState'] };
+    const acted = { content: [{ type: 'text', text: `done as principal ${canary}` }] };
+    expect(markerCounts(canary, acted, sent, opts)).toBe(true);
+    expect(showsToken(acted, [canary], sent, opts)).toBe(canary);
+    // An echo of the decoded blob, as an object or as escaped JSON inside a text: no evidence.
+    const asObject = { structuredContent: { decoded } };
+    const asText = { content: [{ type: 'text', text: JSON.stringify({ decoded }) }] };
+    for (const echo of [asObject, asText]) {
+      expect(markerCounts(canary, echo, sent, opts)).toBe(false);
+      expect(showsToken(echo, [canary], sent, opts)).toBeUndefined();
+    }
+  });
 });
 
 describe('tokens that tell identities apart', () => {

@@ -3,19 +3,16 @@
  * tests with `process.execPath --import tsx`; writes `[test-server] ready` on stderr.
  *
  * Scenarios: modern, modern-no-discover, legacy, hang, hang-stubborn (ignores SIGTERM and EOF),
- * garbage, crash-mid-answer, request-first, huge-line, nested, stderr-echo.
+ * garbage, crash-mid-answer, request-first, huge-line, nested, stderr-echo; and the agreeable
+ * servers `yes` and `echo` (see `agreeable.ts`).
  */
 import { createInterface } from 'node:readline';
 import { answer } from './mcp-core.js';
 import type { CallCounts, Era, Incoming } from './mcp-core.js';
 
 const scenario = process.argv[2] ?? 'modern';
-const era: Era =
-  scenario === 'legacy'
-    ? 'legacy'
-    : scenario === 'modern-no-discover'
-      ? 'modern-no-discover'
-      : 'modern';
+const ERAS: readonly string[] = ['legacy', 'modern-no-discover', 'yes', 'echo'];
+const era: Era = ERAS.includes(scenario) ? (scenario as Era) : 'modern';
 const counts: CallCounts = {};
 const out = (message: unknown): void => {
   process.stdout.write(`${JSON.stringify(message)}\n`);

@@ -1,5 +1,5 @@
-import { confirmed, defineProbe, errored, refuted, skipped, type ProbeContext } from '../define.js';
-import { describe, establish, resultOf, retryFresh, type Resumed } from '../flow.js';
+import { confirmed, defineProbe, errored, refuted, type ProbeContext } from '../define.js';
+import { describe, establish, establishedAs, resultOf, retryFresh, type Resumed } from '../flow.js';
 import { distinctTokens, markerCounts, showsToken } from '../markers.js';
 import { discoverFlows, noFlowReason, prepareCall, type FoundFlow } from '../prepare.js';
 import { check, outOfBudget, report, startTrial, type Trial } from '../trial.js';
@@ -41,8 +41,7 @@ export default defineProbe({
     const found = await discoverFlows(ctx, 'A', { limit: 1, maxTools: 4, tag: 'replay-a' });
     const flow = found.flows[0];
     if (flow === undefined) {
-      const why = noFlowReason(found);
-      return why.verdict === 'skipped' ? skipped(why.reason) : errored(why.reason);
+      return noFlowReason(found);
     }
     return report(ctx, [await replay(ctx, flow)], errored('no trial reached a verdict'));
   },
@@ -59,14 +58,10 @@ async function replay(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
     'aUntouchedRetryAccepted',
     a.ok,
     "A's own untouched retry is accepted",
-    a.ok ? 'accepted' : `${a.why}: ${describe(a.exchange)}`,
+    establishedAs(a),
   );
   if (!a.ok)
-    return done(
-      errored(
-        `A's untouched retry of ${tool.name} did not work (${a.why}: ${describe(a.exchange)})`,
-      ),
-    );
+    return done(errored(`A's untouched retry of ${tool.name} did not work (${establishedAs(a)})`));
 
   const prepB = await prepareCall(ctx, tool, 'B', 'replay-b');
   const b = prepB.ok
@@ -77,13 +72,7 @@ async function replay(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
     'bOwnFlowAccepted',
     b?.ok === true,
     "B's own flow is accepted (B is live)",
-    b === undefined
-      ? prepB.ok
-        ? ''
-        : prepB.why
-      : b.ok
-        ? 'accepted'
-        : `${b.why}: ${describe(b.exchange)}`,
+    b === undefined ? (prepB.ok ? '' : prepB.why) : establishedAs(b),
   );
   if (!prepB.ok || b === undefined || !b.ok)
     return done(errored(`B's own flow on ${tool.name} did not work`));

@@ -1,5 +1,12 @@
 import { confirmed, defineProbe, errored, refuted, skipped, type ProbeContext } from '../define.js';
-import { describe, establish, resultOf, retryFresh, type ToolCall } from '../flow.js';
+import {
+  describe,
+  establish,
+  establishedAs,
+  resultOf,
+  retryFresh,
+  type ToolCall,
+} from '../flow.js';
 import { distinctTokens, markerCounts, shows } from '../markers.js';
 import {
   discoverFlows,
@@ -46,8 +53,7 @@ export default defineProbe({
     const found = await discoverFlows(ctx, 'A', { limit: 2, maxTools: 4, tag: 'request-1' });
     const flow = found.flows[0];
     if (flow === undefined) {
-      const why = noFlowReason(found);
-      return why.verdict === 'skipped' ? skipped(why.reason) : errored(why.reason);
+      return noFlowReason(found);
     }
     // Other arguments for the same tool; or, when it takes none, another tool that asks.
     let other: Prepared | undefined;
@@ -78,24 +84,15 @@ async function mismatch(ctx: ProbeContext, flow: FoundFlow, other: Prepared): Pr
     'untouchedRetryAccepted',
     one.ok,
     "call 1's untouched retry is accepted",
-    one.ok ? 'accepted' : `${one.why}: ${describe(one.exchange)}`,
+    establishedAs(one),
   );
   if (!one.ok)
     return done(
-      errored(
-        `the untouched retry of ${first.tool.name} did not work (${one.why}: ${describe(one.exchange)})`,
-      ),
+      errored(`the untouched retry of ${first.tool.name} did not work (${establishedAs(one)})`),
     );
   const two = await establish(ctx, other.call, 'A', `call 2 (${other.tool.name}, other arguments)`);
-  check(
-    trial,
-    'otherCallLive',
-    two.ok,
-    "call 2's own flow is accepted",
-    two.ok ? 'accepted' : `${two.why}: ${describe(two.exchange)}`,
-  );
-  if (!two.ok)
-    return done(errored(`call 2's own flow did not work (${two.why}: ${describe(two.exchange)})`));
+  check(trial, 'otherCallLive', two.ok, "call 2's own flow is accepted", establishedAs(two));
+  if (!two.ok) return done(errored(`call 2's own flow did not work (${establishedAs(two)})`));
 
   // What only call 1's answer says: its canary, its handle, anything call 2's answer never names.
   const answer1 = resultOf(one.final.exchange);

@@ -1,5 +1,5 @@
-import { confirmed, defineProbe, errored, refuted, skipped, type ProbeContext } from '../define.js';
-import { describe, establish, readOutcome, resultOf, retryFresh } from '../flow.js';
+import { confirmed, defineProbe, errored, refuted, type ProbeContext } from '../define.js';
+import { describe, establish, establishedAs, readOutcome, resultOf, retryFresh } from '../flow.js';
 import { makeCanary, markerCounts } from '../markers.js';
 import { planMutations, randomSameShape } from '../mutate.js';
 import { discoverFlows, noFlowReason, type FoundFlow } from '../prepare.js';
@@ -46,8 +46,7 @@ export default defineProbe({
   async run(ctx) {
     const found = await discoverFlows(ctx, 'A', { limit: 2, maxTools: 4, tag: 'tamper' });
     if (found.flows.length === 0) {
-      const why = noFlowReason(found);
-      return why.verdict === 'skipped' ? skipped(why.reason) : errored(why.reason);
+      return noFlowReason(found);
     }
     const trials: Trial[] = [];
     for (const flow of found.flows) {
@@ -70,13 +69,11 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
     'untouchedRetryAccepted',
     base.ok,
     'the untouched retry is accepted (the flow works)',
-    base.ok ? 'accepted' : `${base.why}: ${describe(base.exchange)}`,
+    establishedAs(base),
   );
   if (!base.ok)
     return done(
-      errored(
-        `the untouched retry of ${tool.name} did not work (${base.why}: ${describe(base.exchange)})`,
-      ),
+      errored(`the untouched retry of ${tool.name} did not work (${establishedAs(base)})`),
     );
   const { shape } = base;
 

@@ -1,0 +1,225 @@
+/**
+ * Whole scans, every probe, against servers that misbehave: one that hangs, answers garbage or an
+ * HTML 500, streams a huge answer, floods notifications and server→client requests, crashes mid
+ * answer, says yes to everything, or echoes everything back. Each scan must end within its deadline
+ * with a report that serialises, and must confirm nothing: a misbehaving server is never a finding.
+ *
+ * The HTTP faults sit in front of the fixture twins (`hostile-proxy.ts`), so the same scan without
+ * the fault is known: the flawed twin is confirmed four times over, and only the fault stops it.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startFixtureHttp } from '../../src/fixture/http.js';
+import type { Mode } from '../../src/fixture/flaws.js';
+import { PROBES } from '../../src/probe/registry.js';
+import { runScan } from '../../src/probe/scan.js';
+import type { RunReport, Target } from '../../src/probe/types.js';
+import { json } from '../../src/report/json.js';
+import { startHostileProxy, type Fault } from '../servers/hostile-proxy.js';
+import { startHttpServer } from '../servers/http-server.js';
+import { stdioTarget } from './engine/helpers.js';
+
+const DEADLINE_MS = 4000;
+const TIMEOUT_MS = 700;
+// Closing a stdio child that ignores EOF takes up to 1.8 s after the deadline (EOF, TERM, KILL).
+const SLACK_MS = 2500;
+const LIMIT = 30_000;
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'stateguard-robust-'));
+const open: { close(): Promise<void> }[] = [];
+afterAll(async () => {
+  await Promise.all(open.map((s) => s.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const scan = (target: Target): Promise<RunReport> =>
+  runScan({ target, probes: PROBES, deadlineMs: DEADLINE_MS, timeoutMs: TIMEOUT_MS });
+
+/** A full report that serialises, within the deadline, with nothing confirmed. */
+function expectSound(report: RunReport): void {
+  const text = JSON.stringify(report);
+  expect(JSON.parse(json.render(report, { color: false, evidence: 'full' }))).toEqual(
+    JSON.parse(text),
+  );
+  expect(report.probes.map((p) => p.id)).toEqual(PROBES.map((p) => p.id));
+  expect(report.ms).toBeLessThanOrEqual(DEADLINE_MS + SLACK_MS);
+  const confirmed = report.probes.filter((p) => p.verdict === 'confirmed');
+  expect(confirmed.map((p) => `${p.id}: ${p.reason}`)).toEqual([]);
+  for (const p of report.probes) {
+    expect(p.evidence.length).toBeGreaterThan(0);
+    // A refutation drawn while a control failed would be a verdict from a broken instrument.
+    if (p.verdict === 'refuted') expect(Object.values(p.controls).every((c) => c.held)).toBe(true);
+  }
+}
+
+async function behindProxy(mode: Mode, fault: Fault, every = 1) {
+  const fixture = await startFixtureHttp({ mode });
+  const proxy = await startHostileProxy(fixture.url, { fault, every });
+  open.push(proxy, fixture);
+  return proxy;
+}
+
+const verdicts = (r: RunReport): string[] => r.probes.map((p) => p.verdict);
+
+describe('the flawed twin behind a proxy, every tools/call answer mangled', () => {
+  it('is confirmed four times over when the proxy relays faithfully', async () => {
+    const proxy = await behindProxy('flawed', 'none');
+    const report = await scan({ kind: 'http', url: proxy.url });
+    expect(verdicts(report)).toEqual(['confirmed', 'confirmed', 'confirmed', 'confirmed']);
+  });
+
+  it.each(['hang', 'garbage', 'html-500', 'huge', 'crash'] as const)(
+    'with %s: every probe errored, none refuted, none confirmed',
+    async (fault) => {
+      const proxy = await behindProxy('flawed', fault);
+      const report = await scan({ kind: 'http', url: proxy.url });
+      expectSound(report);
+      expect(proxy.faulted()).toBeGreaterThan(0);
+      // No answer is a decision: not one probe may read the faults as a refusal.
+      expect(verdicts(report)).toEqual(['errored', 'errored', 'errored', 'errored']);
+    },
+    LIMIT,
+  );
+});
+
+describe('the fixed twin behind a proxy, every other tools/call answer mangled', () => {
+  it.each(['hang', 'garbage', 'html-500', 'huge', 'crash'] as const)(
+    'with %s: nothing confirmed, and no refutation without its controls',
+    async (fault) => {
+      const proxy = await behindProxy('fixed', fault, 2);
+      const report = await scan({ kind: 'http', url: proxy.url });
+      expectSound(report);
+      expect(proxy.faulted()).toBeGreaterThan(0);
+      expect(verdicts(report)).toContain('errored');
+    },
+    LIMIT,
+  );
+});
+
+describe('notifications and server→client requests before every answer', () => {
+  it(
+    'a flood in front of the fixed twin changes nothing: every probe refuted',
+    async () => {
+      const proxy = await behindProxy('fixed', 'flood');
+      const report = await scan({ kind: 'http', url: proxy.url });
+      expectSound(report);
+      expect(proxy.faulted()).toBeGreaterThan(0);
+      expect(verdicts(report)).toEqual(['refuted', 'refuted', 'refuted', 'refuted']);
+    },
+    LIMIT,
+  );
+
+  it(
+    'a stdio server that asks the client first, with our id, is read past',
+    async () => {
+      expectSound(await scan(stdioTarget('request-first')));
+    },
+    LIMIT,
+  );
+});
+
+describe('stdio servers that break', () => {
+  it.each(['hang', 'hang-stubborn', 'garbage', 'crash-mid-answer', 'huge-line', 'nested'])(
+    '%s: a full report within the deadline, nothing confirmed',
+    async (scenario) => {
+      const report = await scan(stdioTarget(scenario));
+      expectSound(report);
+      if (scenario.startsWith('hang') || scenario === 'garbage') {
+        expect(verdicts(report)).toEqual(['errored', 'errored', 'errored', 'errored']);
+        expect(report.problem).toBeDefined();
+      }
+      if (scenario === 'crash-mid-answer') expect(verdicts(report)).toContain('errored');
+    },
+    LIMIT,
+  );
+});
+
+describe('servers that agree with everything', () => {
+  it.each([
+    ['yes', 'http'],
+    ['yes', 'stdio'],
+    ['echo', 'http'],
+    ['echo', 'stdio'],
+  ] as const)(
+    '%s over %s: nothing confirmed',
+    async (kind, transport) => {
+      let target: Target = stdioTarget(kind);
+      if (transport === 'http') {
+        const server = await startHttpServer(kind);
+        open.push(server);
+        target = { kind: 'http', url: server.url };
+      }
+      const report = await scan(target);
+      expectSound(report);
+      // The surface was there and was driven: the probes ran, they did not skip for want of it.
+      expect(verdicts(report)).not.toContain('skipped');
+    },
+    LIMIT,
+  );
+});
+
+describe('through the CLI', () => {
+  interface Run {
+    code: number | null;
+    stderr: string;
+  }
+  const cli = (args: string[]): Promise<Run> =>
+    new Promise((resolve) => {
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'scan', ...args],
+        { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      const killer = setTimeout(() => child.kill('SIGKILL'), LIMIT - 5000);
+      child.on('close', (code) => {
+        clearTimeout(killer);
+        resolve({ code, stderr });
+      });
+    });
+  const limits = ['--deadline', String(DEADLINE_MS), '--timeout', String(TIMEOUT_MS)];
+
+  it(
+    'writes a JSON report for an echoing HTTP server, confirming nothing',
+    async () => {
+      const server = await startHttpServer('echo');
+      open.push(server);
+      const output = join(dir, 'echo.json');
+      const run = await cli([
+        '--http',
+        server.url,
+        '--format',
+        'json',
+        '--output',
+        output,
+        ...limits,
+      ]);
+      const report = JSON.parse(readFileSync(output, 'utf8')) as RunReport;
+      expectSound(report);
+      expect(run.code).not.toBe(1);
+      expect(run.stderr).toContain('0 confirmed');
+    },
+    LIMIT,
+  );
+
+  it(
+    'writes a JSON report for a stdio server that crashes mid answer, exit 3',
+    async () => {
+      const output = join(dir, 'crash.json');
+      const target = stdioTarget('crash-mid-answer');
+      if (target.kind !== 'stdio') throw new Error('unreachable');
+      const line = [target.command, ...target.args].join(' ');
+      const run = await cli(['--stdio', line, '--format', 'json', '--output', output, ...limits]);
+      const report = JSON.parse(readFileSync(output, 'utf8')) as RunReport;
+      expectSound(report);
+      expect(run.code).toBe(3);
+    },
+    LIMIT,
+  );
+});
