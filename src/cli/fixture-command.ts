@@ -4,11 +4,13 @@
  *     stateguard fixture --mode <mode> --transport stdio|http [--port N] [--principal-meta-key K]
  *
  * HTTP prints `[fixture] listening <url>` on stdout and runs until SIGINT/SIGTERM. stdio prints
- * `[fixture] ready` on stderr and runs until stdin closes.
+ * `[fixture] ready` on stderr and runs until stdin closes. Either way, diagnostics (refused handles
+ * and states, `archive_workspace` calls) go to stderr.
  */
 import { parseArgs } from 'node:util';
 import { isMode, MODES, type Mode } from '../fixture/flaws.js';
 import { startFixtureHttp } from '../fixture/http.js';
+import { stderrLog } from '../fixture/log.js';
 import { serveFixtureStdio } from '../fixture/stdio.js';
 
 /** Help text of the subcommand. */
@@ -89,13 +91,20 @@ export async function runFixtureCommand(argv: readonly string[]): Promise<number
     await running.close();
     return 0;
   }
-  const running = await startFixtureHttp({ mode, principalMetaKey, port: parsed.port });
-  process.stdout.write(`[fixture] listening ${running.url}\n`);
-  process.stderr.write(`[fixture] ready (${mode})\n`);
-  await new Promise<void>((resolve) => {
+  const running = await startFixtureHttp({
+    mode,
+    principalMetaKey,
+    port: parsed.port,
+    log: stderrLog,
+  });
+  // Listen for the signals before announcing the URL: a caller may stop us as soon as it reads it.
+  const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  process.stdout.write(`[fixture] listening ${running.url}\n`);
+  process.stderr.write(`[fixture] ready (${mode})\n`);
+  await stopped;
   await running.close();
   return 0;
 }

@@ -39,14 +39,35 @@ Selection:
 Limits:
   --timeout <ms>               per call (default ${SCAN_DEFAULTS.timeoutMs}); "5s" also works
   --deadline <ms>              whole scan (default ${SCAN_DEFAULTS.deadlineMs}); "30s" also works
+  --startup-timeout <ms>       stdio: how long the child may take to give its first answer
+                               (default ${SCAN_DEFAULTS.startupTimeoutMs}; within the deadline)
   --max-answer-bytes <n>       largest answer read (default ${SCAN_DEFAULTS.maxAnswerBytes})
 
 Output:
   --format <format>            ${REPORT_FORMATS.join(' | ')} (default text)
-  --output <file>              write the report to a file (the summary line still goes to stderr)
-  --evidence <mode>            text only: ${EVIDENCE_MODES.join(' | ')} (default summary)
+                               text: one line per probe, controls and evidence beneath
+                               json: the canonical report (schemaVersion 1), all evidence
+                               sarif: SARIF 2.1.0; confirmed → kind fail (level from severity),
+                                 errored → kind open + a tool-execution notification
+                               junit: one testcase per probe; confirmed → failure,
+                                 errored → error, skipped → skipped, refuted passes
+  --output <file>              write the report to a file (the summary line then goes to stderr)
+  --evidence <mode>            text, sarif, junit: ${EVIDENCE_MODES.join(' | ')} (default summary)
+  --all                        sarif: also emit refuted (kind pass) and skipped (kind
+                               notApplicable) results; off by default, because some consumers
+                               ignore kind and would show every result as a finding
   --quiet                      no progress on stderr
   -h, --help                   this help
+
+Verdicts (every one carries the exchanges that back it, tokens redacted):
+  confirmed   the flaw was shown (A's canary or principal reaching B, a changed state honoured
+              while a random one is refused) and every control held; where a control showed no
+              validation at all, only the flaw's own marker confirms
+  refuted     the property held, and every control held
+  skipped     the surface is legitimately absent (no handle minted and consumed, no
+              input_required, a pre-2026-07-28 server); the precondition is named
+  errored     a control failed, or a call drew no decision (timeout, 5xx, empty or HTML body,
+              dropped connection, unrunnable command, deadline); never read as a refusal
 
 Exit codes: 0 nothing confirmed or errored · 1 something confirmed · 2 usage error ·
             3 something errored and nothing confirmed
@@ -61,10 +82,12 @@ export interface ScanArgs {
   readonly includeDestructive: boolean;
   readonly timeoutMs: number;
   readonly deadlineMs: number;
+  readonly startupTimeoutMs: number;
   readonly maxAnswerBytes: number;
   readonly format: ReportFormat;
   readonly output?: string;
   readonly evidence: EvidenceMode;
+  readonly all: boolean;
   readonly quiet: boolean;
 }
 
@@ -79,10 +102,12 @@ export const SCAN_OPTIONS = {
   'include-destructive': { type: 'boolean' },
   timeout: { type: 'string' },
   deadline: { type: 'string' },
+  'startup-timeout': { type: 'string' },
   'max-answer-bytes': { type: 'string' },
   format: { type: 'string' },
   output: { type: 'string' },
   evidence: { type: 'string' },
+  all: { type: 'boolean' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -195,6 +220,11 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
     includeDestructive: values['include-destructive'] ?? false,
     timeoutMs: duration('timeout', values.timeout, SCAN_DEFAULTS.timeoutMs),
     deadlineMs: duration('deadline', values.deadline, SCAN_DEFAULTS.deadlineMs),
+    startupTimeoutMs: duration(
+      'startup-timeout',
+      values['startup-timeout'],
+      SCAN_DEFAULTS.startupTimeoutMs,
+    ),
     maxAnswerBytes: count(
       'max-answer-bytes',
       values['max-answer-bytes'],
@@ -203,6 +233,7 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
     format,
     ...(values.output !== undefined ? { output: values.output } : {}),
     evidence: evidence as EvidenceMode,
+    all: values.all ?? false,
     quiet: values.quiet ?? false,
   };
 }

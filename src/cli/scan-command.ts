@@ -68,6 +68,7 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
     includeDestructive: args.includeDestructive,
     timeoutMs: args.timeoutMs,
     deadlineMs: args.deadlineMs,
+    startupTimeoutMs: args.startupTimeoutMs,
     maxAnswerBytes: args.maxAnswerBytes,
     ...(args.quiet
       ? {}
@@ -75,7 +76,11 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
   });
   const noColor = (process.env.NO_COLOR ?? '') !== '';
   const color = args.format === 'text' && !args.output && process.stdout.isTTY === true && !noColor;
-  const rendered = REPORTERS[args.format].render(report, { color, evidence: args.evidence });
+  const rendered = REPORTERS[args.format].render(report, {
+    color,
+    evidence: args.evidence,
+    all: args.all,
+  });
   if (args.output !== undefined) {
     try {
       writeFileSync(args.output, rendered);

@@ -13,6 +13,7 @@ import type {
   TransportKind,
   Verdict,
 } from './types.js';
+import type { Reference } from './references.js';
 
 /** A probe's own conclusion, before the runner applies the controls. */
 export interface ProbeDecision {
@@ -48,7 +49,7 @@ export interface Probe {
   readonly severity: 'low' | 'medium' | 'high' | 'critical';
   /** Markdown: what the probe proves and what a weaker check would miss. */
   readonly rationale: string;
-  readonly references: readonly { id: string; url: string }[];
+  readonly references: readonly Reference[];
   /** Most requests this probe may send. */
   readonly maxCalls: number;
   run(ctx: ProbeContext): Promise<ProbeDecision>;

@@ -4,7 +4,7 @@
  * report unserialisable.
  */
 import { boundValue, EVIDENCE_LIMITS } from './bound.js';
-import type { Evidence, IdentityName, TransportKind } from './types.js';
+import type { Evidence, IdentityName } from './types.js';
 
 /** Replaces secrets in strings and values. Built once per run from the two identities. */
 export interface Redactor {
@@ -80,15 +80,7 @@ export function createRedactor(identities: Partial<Record<IdentityName, string>>
 }
 
 /** Fields of a JSON-RPC exchange, before redaction. */
-export interface JsonRpcEvidenceInput {
-  readonly label: string;
-  readonly identity?: IdentityName;
-  readonly transport: TransportKind;
-  readonly sent: unknown;
-  readonly received: readonly unknown[];
-  readonly error?: string;
-  readonly ms: number;
-}
+export type JsonRpcEvidenceInput = Omit<Extract<Evidence, { kind: 'jsonrpc' }>, 'kind'>;
 
 /** Evidence of one JSON-RPC exchange (stdio, or HTTP when headers are not the point). */
 export function jsonrpcEvidence(r: Redactor, e: JsonRpcEvidenceInput): Evidence {
@@ -105,20 +97,7 @@ export function jsonrpcEvidence(r: Redactor, e: JsonRpcEvidenceInput): Evidence 
 }
 
 /** Fields of an HTTP exchange, before redaction. */
-export interface HttpEvidenceInput {
-  readonly label: string;
-  readonly identity?: IdentityName;
-  readonly request: {
-    method: string;
-    url: string;
-    headers: Record<string, string>;
-    body?: unknown;
-  };
-  readonly response?: { status: number; headers: Record<string, string>; body?: unknown };
-  readonly received?: readonly unknown[];
-  readonly error?: string;
-  readonly ms: number;
-}
+export type HttpEvidenceInput = Omit<Extract<Evidence, { kind: 'http' }>, 'kind'>;
 
 /** Evidence of one HTTP exchange, headers included. */
 export function httpEvidence(r: Redactor, e: HttpEvidenceInput): Evidence {

@@ -13,7 +13,7 @@
  * Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
  */
 import type { ProbeContext } from './define.js';
-import { valueFor } from './surface.js';
+import { answerInputs, preferredShape, type AnswerShape } from './answers.js';
 import type { Exchange, IdentityName, Outcome } from './types.js';
 
 /** How one outcome reads. `input` is an `input_required` answer. */
@@ -38,56 +38,6 @@ export function readOutcome(outcome: Outcome): Reading {
 export interface ToolCall {
   readonly name: string;
   readonly arguments: Record<string, unknown>;
-}
-
-/** How input requests are answered: the spec's result objects, or bare values of the asked type. */
-export type AnswerShape = 'spec' | 'bare';
-
-const ANSWER_TEXT = 'stateguard-probe-answer';
-
-/** The answers to a set of input requests, in one shape. Every yes/no question is answered yes. */
-export function answerInputs(
-  inputRequests: Record<string, unknown>,
-  shape: AnswerShape,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const opts = { canary: ANSWER_TEXT, boolean: true };
-  for (const [key, req] of Object.entries(inputRequests)) {
-    const method = isRecord(req) ? req['method'] : undefined;
-    const params = isRecord(req) && isRecord(req['params']) ? req['params'] : {};
-    if (method === 'sampling/createMessage') {
-      out[key] = {
-        role: 'assistant',
-        content: { type: 'text', text: ANSWER_TEXT },
-        model: 'stateguard-probe',
-        stopReason: 'endTurn',
-      };
-    } else if (method === 'roots/list') {
-      out[key] = { roots: [] };
-    } else if (method === 'elicitation/create' && params['mode'] === 'url') {
-      out[key] = { action: 'accept' };
-    } else {
-      // A spec elicitation carries `params.requestedSchema`; a non-standard request names a schema
-      // in `requestedSchema` or `schema`, or is a schema itself.
-      const schema =
-        method === 'elicitation/create'
-          ? params['requestedSchema']
-          : isRecord(req)
-            ? (req['requestedSchema'] ?? req['schema'] ?? req)
-            : undefined;
-      const value = valueFor(schema, opts);
-      out[key] = shape === 'spec' ? { action: 'accept', content: value } : value;
-    }
-  }
-  return out;
-}
-
-/** The shape to try first: the spec's, when the server asked in the spec's words. */
-export function preferredShape(inputRequests: Record<string, unknown>): AnswerShape {
-  const values = Object.values(inputRequests);
-  return values.length === 0 || values.some((r) => isRecord(r) && typeof r['method'] === 'string')
-    ? 'spec'
-    : 'bare';
 }
 
 /** A round 1 that asked for input. */
@@ -243,6 +193,26 @@ export function describe(exchange: Exchange): string {
 /** How an {@link Established} reads in a control or a reason: `accepted`, or what failed and how. */
 export function establishedAs(e: Established): string {
   return e.ok ? 'accepted' : `${e.why}: ${describe(e.exchange)}`;
+}
+
+/** What an identity saw of a flow that worked: its round 1 and its final answer. */
+export function answersOf(e: Established & { ok: true }): unknown[] {
+  return [resultOf(e.asked.exchange), resultOf(e.final.exchange)];
+}
+
+/**
+ * What `identity` sees running a flow of its own on `call` (an attribution baseline): both answers
+ * when it works, the refusal when refused, `undefined` when it drew no decision.
+ */
+export async function baselineAnswers(
+  ctx: ProbeContext,
+  call: ToolCall,
+  identity: IdentityName,
+  label: string,
+): Promise<unknown[] | undefined> {
+  const own = await establish(ctx, call, identity, label);
+  if (own.ok) return answersOf(own);
+  return own.reading === 'failure' ? undefined : [resultOf(own.exchange)];
 }
 
 /** Options of {@link retryFresh}. */

@@ -6,7 +6,7 @@
  */
 import { confirmed, errored, refuted, skipped, type ProbeContext } from './define.js';
 import { describe, readOutcome, resultOf } from './flow.js';
-import { distinctTokens, makeCanary, markerCounts, showsToken } from './markers.js';
+import { attributable, distinctTokens, makeCanary, markersOf } from './markers.js';
 import { randomSameShape } from './mutate.js';
 import { argumentsFor, mintedValue, type HandlePair } from './surface.js';
 import { check, outOfBudget, startTrial, type Trial } from './trial.js';
@@ -119,12 +119,14 @@ export async function tryHandlePair(
   const cross = await read(handleA, 'B', "B presents A's handle");
   const crossReading = readOutcome(cross.exchange.outcome);
   const exclude = [handleA, handleA2, handleB, forgedHandle, canaryA, canaryA2, canaryB];
+  // What B sees without A's handle: its own records, and what a forged handle opens.
+  const bSees = [resultOf(mintB), resultOf(readB.exchange), resultOf(forged.exchange)];
   const aTokens = distinctTokens(
     [
       [mintA, resultOf(readA.exchange)],
       [resultOf(mintA2), resultOf(readA2.exchange)],
     ],
-    [[resultOf(mintB), resultOf(readB.exchange)]],
+    [bSees],
     exclude,
   );
   const apart = aTokens.length > 0 || crossReading === 'refused';
@@ -148,16 +150,23 @@ export async function tryHandlePair(
       ),
     );
   if (!apart) return done(errored('the server did not show that it tells A and B apart'));
-  const answer = resultOf(cross.exchange);
-  if (markerCounts(canaryA, answer, cross.params)) {
+  const { counted, attributed } = attributable(
+    markersOf(canaryA, aTokens),
+    resultOf(cross.exchange),
+    cross.params,
+    bSees,
+  );
+  if (attributed.length > 0) {
+    const what = attributed.some((m) => m.kind === 'canary') ? 'canary' : 'principal';
     return done(
-      confirmed(`B presented A's ${property} to ${consumer.name} and got A's canary back`),
+      confirmed(`B presented A's ${property} to ${consumer.name} and got A's ${what} back`),
     );
   }
-  if (showsToken(answer, aTokens, cross.params) !== undefined) {
-    return done(
-      confirmed(`B presented A's ${property} to ${consumer.name} and got A's principal back`),
-    );
+  if (counted.length > 0) {
+    trial.observations.push({
+      label: 'A-data reaches B anyway',
+      detail: `B's answer on A's ${property} showed A's data, but so did B's answers without it (a shared view, not the handle)`,
+    });
   }
   trial.observations.push({
     label: "accepted, not shown to be A's",

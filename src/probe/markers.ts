@@ -106,31 +106,83 @@ export interface CarryOptions {
 }
 
 /**
- * The options with every raw-only key dropped whose value `answer` repeats *decoded and whole* (the
- * decoded JSON, verbatim or as an escaped string). Searching a `requestState` raw lets a field the
- * server decoded and acted on count; but a server that echoes the whole decoded blob back acts on
- * nothing, and every field of the blob would "come back" from it. So for such an answer the blob is
- * searched in every encoding like any argument. A server that repeats only some decoded fields is
- * indistinguishable from one that acts on them, and is read as acting.
+ * The options with every raw-only key dropped whose value `answer` repeats *decoded and whole*.
+ * Searching a `requestState` raw lets a field the server decoded and acted on count; but a server
+ * that echoes the whole decoded blob back acts on nothing, and every field of the blob would "come
+ * back" from it. So for such an answer the blob is searched in every encoding like any argument.
+ *
+ * "Whole" is structural, not textual: somewhere in the answer (an object, or JSON inside a string,
+ * however it is indented) sits an object holding every field of the decoded blob with its value.
+ * A byte comparison would miss an echo that pretty-prints or sorts the keys, and confirm on it. A
+ * server that repeats only some decoded fields is indistinguishable from one that acts on them, and
+ * is read as acting.
  */
 export function echoAware(answer: unknown, request: unknown, options: CarryOptions): CarryOptions {
   const rawOnly = options.rawOnlyKeys ?? [];
   if (rawOnly.length === 0) return options;
-  const text = textOf(answer);
   const echoed = new Set<string>();
   const walk = (v: unknown, key: string | undefined, depth: number): void => {
     if (depth > 32) return;
     if (typeof v === 'string' && key !== undefined && rawOnly.includes(key)) {
       const decoded = decodeBlob(v);
-      if (decoded === undefined) return;
-      const json = JSON.stringify(decoded.value);
-      if (text.includes(json) || text.includes(JSON.stringify(json).slice(1, -1))) echoed.add(key);
+      if (decoded !== undefined && holdsWhole(answer, decoded.value)) echoed.add(key);
     } else if (typeof v === 'object' && v !== null) {
       for (const [k, item] of Object.entries(v)) walk(item, Array.isArray(v) ? key : k, depth + 1);
     }
   };
   walk(request, undefined, 0);
   return echoed.size === 0 ? options : { rawOnlyKeys: rawOnly.filter((k) => !echoed.has(k)) };
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The same JSON value, whatever the order of object keys. */
+function sameJson(a: unknown, b: unknown, depth = 0): boolean {
+  if (depth > 32) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return (
+      Array.isArray(a) &&
+      Array.isArray(b) &&
+      a.length === b.length &&
+      a.every((item, i) => sameJson(item, b[i], depth + 1))
+    );
+  }
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const keys = Object.keys(b);
+    return (
+      Object.keys(a).length === keys.length &&
+      keys.every((k) => Object.hasOwn(a, k) && sameJson(a[k], b[k], depth + 1))
+    );
+  }
+  return a === b;
+}
+
+/** Whether `node` holds every field of `whole` with the same value (extra fields allowed). */
+function covers(node: Record<string, unknown>, whole: Record<string, unknown>): boolean {
+  return Object.entries(whole).every(([k, v]) => Object.hasOwn(node, k) && sameJson(node[k], v));
+}
+
+/** Whether `answer` holds `whole` somewhere: as an object, or as JSON text inside a string. */
+function holdsWhole(answer: unknown, whole: Record<string, unknown>): boolean {
+  if (Object.keys(whole).length === 0) return false;
+  let budget = 10_000;
+  const walk = (v: unknown, depth: number): boolean => {
+    if (depth > 32 || budget-- <= 0) return false;
+    if (typeof v === 'string') {
+      const t = v.trim();
+      if (t.length > MAX_TEXT || !/^[[{]/.test(t)) return false;
+      try {
+        return walk(JSON.parse(t) as unknown, depth + 1);
+      } catch {
+        return false;
+      }
+    }
+    if (Array.isArray(v)) return v.some((item) => walk(item, depth + 1));
+    if (!isPlainObject(v)) return false;
+    return covers(v, whole) || Object.values(v).some((item) => walk(item, depth + 1));
+  };
+  return walk(answer, 0);
 }
 
 /** Whether a request (its params) carries `marker` anywhere, in any encoding. */
@@ -208,4 +260,47 @@ export function showsToken(
   const seen = tokensOf(answer);
   const opts = echoAware(answer, request, options);
   return tokens.find((t) => seen.has(t) && !carries(request, t, opts));
+}
+
+/** A marker a probe looks for: a canary it planted, or a token the server names for one party. */
+export interface Marker {
+  readonly value: string;
+  /** A canary counts anywhere in the answer's text; a token only as a whole token. */
+  readonly kind: 'canary' | 'token';
+}
+
+/** Whether `answer` shows `marker` (a canary anywhere, a token whole). */
+function showsMarker(answer: unknown, marker: Marker): boolean {
+  return marker.kind === 'canary'
+    ? shows(answer, marker.value)
+    : tokensOf(answer).has(marker.value);
+}
+
+/**
+ * The markers that count in `answer` (shown, and not carried by `request`) and that none of the
+ * `baselines` shows. A baseline is what the same sender sees without the thing under test (its own
+ * records, a forged handle, its own state): a marker it shows reaches that sender anyway, through
+ * a public feed or a shared view, so seeing it again proves nothing about the handle or the state.
+ */
+export function attributable(
+  markers: readonly Marker[],
+  answer: unknown,
+  request: unknown,
+  baselines: readonly unknown[],
+  options: CarryOptions = {},
+): { counted: Marker[]; attributed: Marker[] } {
+  const opts = echoAware(answer, request, options);
+  const counted = markers.filter(
+    (m) => m.value.length > 0 && showsMarker(answer, m) && !carries(request, m.value, opts),
+  );
+  const attributed = counted.filter((m) => !baselines.some((b) => showsMarker(b, m)));
+  return { counted, attributed };
+}
+
+/** The markers of a canary and a set of tokens. */
+export function markersOf(canary: string, tokens: readonly string[]): Marker[] {
+  return [
+    { value: canary, kind: 'canary' },
+    ...tokens.map((value) => ({ value, kind: 'token' as const })),
+  ];
 }

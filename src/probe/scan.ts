@@ -17,6 +17,7 @@ import type { Evidence, IdentityName, ProbeResult, RunReport, Target } from './t
 /** Defaults of a scan. */
 export const SCAN_DEFAULTS = {
   timeoutMs: 5000,
+  startupTimeoutMs: 10_000,
   deadlineMs: 30_000,
   maxAnswerBytes: 1024 * 1024,
 } as const;
@@ -29,6 +30,8 @@ export interface ScanConfig {
   readonly identities?: Partial<Record<IdentityName, string>>;
   readonly principalMetaKey?: string;
   readonly timeoutMs?: number;
+  /** How long a stdio child may take to give its first answer (ms). */
+  readonly startupTimeoutMs?: number;
   readonly deadlineMs?: number;
   readonly maxAnswerBytes?: number;
   readonly includeDestructive?: boolean;
@@ -95,6 +98,7 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
     identities,
     principalMetaKey: config.principalMetaKey ?? DEFAULT_PRINCIPAL_META_KEY,
     timeoutMs,
+    startupTimeoutMs: config.startupTimeoutMs ?? SCAN_DEFAULTS.startupTimeoutMs,
     maxAnswerBytes: config.maxAnswerBytes ?? SCAN_DEFAULTS.maxAnswerBytes,
     redactor,
     signal: deadline.signal,

@@ -46,6 +46,12 @@ export interface SessionOptions {
   readonly principalMetaKey: string;
   /** Per-call timeout (ms). */
   readonly timeoutMs: number;
+  /**
+   * How long the first answer of a stdio child may take (ms), when longer than `timeoutMs`: the
+   * process has to start first, and a server run through `npx` or a compiler may take seconds.
+   * Still bounded by the scan's deadline.
+   */
+  readonly startupTimeoutMs?: number;
   /** Most bytes of one answer. */
   readonly maxAnswerBytes: number;
   readonly redactor: Redactor;
@@ -185,8 +191,12 @@ export async function openSession(target: Target, options: SessionOptions): Prom
   }
 
   const evidence: Evidence[] = [];
+  // Only the very first exchange with a stdio child waits for the process to start.
+  let startup = target.kind === 'stdio' ? (options.startupTimeoutMs ?? 0) : 0;
   const step = async (method: string, label: string, params: Record<string, unknown> = {}) => {
-    const exchange = await request(method, params, { identity: 'A', label });
+    const timeoutMs = Math.max(options.timeoutMs, startup);
+    startup = 0;
+    const exchange = await request(method, params, { identity: 'A', label, timeoutMs });
     evidence.push(exchange.evidence);
     return exchange.outcome;
   };

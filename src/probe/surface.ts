@@ -13,7 +13,10 @@ type Schema = Record<string, unknown>;
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Verbs whose tools may destroy, move or spend something; every inflection listed is matched. */
+/**
+ * Verbs whose tools may destroy, move, spend or publish something, or undo what was done; every
+ * inflection listed is matched.
+ */
 export const DESTRUCTIVE_WORDS: readonly string[] = (
   'delete deletes deleted deleting deletion remove removes removed removing removal ' +
   'destroy destroys destroyed destroying destruction drop drops dropped dropping ' +
@@ -26,7 +29,13 @@ export const DESTRUCTIVE_WORDS: readonly string[] = (
   'pay pays paid paying payment refund refunds refunded charge charges charged charging ' +
   'withdraw withdraws withdrew withdrawn withdrawal send sends sent sending ' +
   'shutdown uninstall uninstalls uninstalled unlink unlinks unlinked disable disables disabled ' +
-  'deactivate deactivates deactivated rm rmdir'
+  'deactivate deactivates deactivated rm rmdir ' +
+  'expunge expunges expunged shred shreds shredded flush flushes flushed discard discards discarded ' +
+  'evict evicts evicted suspend suspends suspended ban bans banned unregister unregisters ' +
+  'unregistered deregister deregisters deregistered unsubscribe unsubscribes unsubscribed ' +
+  'purchase purchases purchased purchasing buy buys bought buying deploy deploys deployed ' +
+  'deploying publish publishes published publishing rollback revert reverts reverted ' +
+  'restore restores restored restoring'
 ).split(' ');
 const DESTRUCTIVE = new Set(DESTRUCTIVE_WORDS);
 const NEGATIONS = new Set([

@@ -4,7 +4,8 @@
  * so two exchanges can still be compared (issued vs tampered) without pages of base64.
  */
 import { createHash } from 'node:crypto';
-import type { Evidence } from '../probe/types.js';
+import type { Evidence, ProbeResult } from '../probe/types.js';
+import type { EvidenceMode } from './types.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -69,4 +70,30 @@ export function evidenceLine(e: Evidence): string {
     case 'note':
       return `note: ${e.text}`;
   }
+}
+
+/**
+ * The lines beneath a probe's verdict, indented: its controls (each marked held or not by `mark`),
+ * its observations, and its evidence as `mode` asks (one line each, or each in full, or none).
+ */
+export function detailLines(
+  r: ProbeResult,
+  mode: EvidenceMode,
+  mark: (held: boolean) => string = (held) => (held ? '✓' : '✗'),
+): string[] {
+  const lines: string[] = [];
+  for (const [id, c] of Object.entries(r.controls)) {
+    lines.push(`    control ${mark(c.held)} ${id}: expected ${c.expected}; observed ${c.observed}`);
+  }
+  for (const obs of r.observations) lines.push(`    observation ${obs.label}: ${obs.detail}`);
+  if (mode === 'none' || r.evidence.length === 0) return lines;
+  lines.push(`    evidence (${r.evidence.length}):`);
+  for (const e of r.evidence) {
+    lines.push(`      ${evidenceLine(e)}`);
+    if (mode === 'full') {
+      const body = e.kind === 'stderr' ? e.lines.join('\n') : JSON.stringify(e, null, 2);
+      for (const l of body.split('\n')) lines.push(`        ${l}`);
+    }
+  }
+  return lines;
 }

@@ -2,11 +2,13 @@
  * The reporters, as a registry map: adding a format is one entry, never another branch.
  */
 import { json } from './json.js';
+import { junit } from './junit.js';
+import { sarif } from './sarif.js';
 import { text } from './text.js';
 import type { Reporter } from './types.js';
 
 /** Every output format by id. */
-export const REPORTERS = { text, json } satisfies Record<string, Reporter>;
+export const REPORTERS = { text, json, sarif, junit } satisfies Record<string, Reporter>;
 
 /** A format id. */
 export type ReportFormat = keyof typeof REPORTERS;

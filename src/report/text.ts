@@ -4,7 +4,7 @@
  */
 import type { ProbeResult, RunReport, Verdict } from '../probe/types.js';
 import { VERDICTS } from '../probe/types.js';
-import { evidenceLine } from './evidence-lines.js';
+import { detailLines } from './evidence-lines.js';
 import type { RenderOptions, Reporter } from './types.js';
 
 const STYLE: Record<Verdict, { label: string; code: string }> = {
@@ -39,22 +39,12 @@ function header(report: RunReport): string {
 
 function probeBlock(r: ProbeResult, o: RenderOptions): string[] {
   const style = STYLE[r.verdict];
-  const lines = [`${paint(o.color, style.code, style.label)} ${r.id}  ${r.reason}`];
-  for (const [id, c] of Object.entries(r.controls)) {
-    const mark = c.held ? paint(o.color, '32', '✓') : paint(o.color, '1;33', '✗');
-    lines.push(`    control ${mark} ${id}: expected ${c.expected}; observed ${c.observed}`);
-  }
-  for (const obs of r.observations) lines.push(`    observation ${obs.label}: ${obs.detail}`);
-  if (o.evidence === 'none' || r.evidence.length === 0) return lines;
-  lines.push(`    evidence (${r.evidence.length}):`);
-  for (const e of r.evidence) {
-    lines.push(`      ${evidenceLine(e)}`);
-    if (o.evidence === 'full') {
-      const body = e.kind === 'stderr' ? e.lines.join('\n') : JSON.stringify(e, null, 2);
-      for (const l of body.split('\n')) lines.push(`        ${l}`);
-    }
-  }
-  return lines;
+  const mark = (held: boolean): string =>
+    held ? paint(o.color, '32', '✓') : paint(o.color, '1;33', '✗');
+  return [
+    `${paint(o.color, style.code, style.label)} ${r.id}  ${r.reason}`,
+    ...detailLines(r, o.evidence, mark),
+  ];
 }
 
 /** The text reporter. */

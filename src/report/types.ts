@@ -13,10 +13,15 @@ export interface RenderOptions {
   /** ANSI colour; the CLI enables it only on a TTY with `NO_COLOR` unset. */
   readonly color: boolean;
   readonly evidence: EvidenceMode;
+  /**
+   * SARIF: also emit `refuted` (kind `pass`) and `skipped` (kind `notApplicable`) results. Off by
+   * default, because some consumers ignore `kind` and would show every result as a finding.
+   */
+  readonly all?: boolean;
 }
 
 /** One output format. */
 export interface Reporter {
-  readonly id: string;
+  readonly id: 'text' | 'json' | 'sarif' | 'junit';
   render(report: RunReport, options: RenderOptions): string;
 }

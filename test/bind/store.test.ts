@@ -94,6 +94,24 @@ describe('createHandleStore on the memory backend', () => {
     expect(await store.get(second, ALICE, 'workspace')).toBe('second');
   });
 
+  it('finds a handle\u2019s data through a key rotation, keyed by the tag the handle carries', async () => {
+    const OLD = 'o'.repeat(32);
+    const backend = createMemoryHandleBackend();
+    const before = createHandleStore<string>({
+      binder: createHandleBinder({ keys: OLD, audience: 'notes' }),
+      backend,
+    });
+    const after = createHandleStore<string>({
+      binder: createHandleBinder({ keys: [KEY, OLD], audience: 'notes' }),
+      backend,
+    });
+    const handle = await before.create(ALICE, 'workspace', 'kept');
+    expect(await after.get(handle, ALICE, 'workspace')).toBe('kept');
+    await expectRejected(after.get(handle, BOB, 'workspace'), 'principal');
+    expect(await after.revoke(handle, ALICE, 'workspace')).toBe(true);
+    await expectRejected(before.get(handle, ALICE, 'workspace'), 'revoked');
+  });
+
   it('fails closed with reason "store-unavailable" when the backend throws, and logs the cause', async () => {
     const binder = createHandleBinder({ keys: KEY, audience: 'notes' });
     const healthy = createMemoryHandleBackend();

@@ -8,6 +8,7 @@ import { SCAN_OPTIONS } from '../../src/cli/scan-args.js';
 import { PROBES } from '../../src/probe/registry.js';
 import type { RunReport } from '../../src/probe/types.js';
 import { startHttpServer } from '../servers/http-server.js';
+import { sarifProblems } from '../report/sarif-structure.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MAIN = join(ROOT, 'src/cli/main.ts');
@@ -147,5 +148,30 @@ describe('stateguard scan exit codes and reports', () => {
     }
     expect(json).toContain('<identity-A>');
     expect(asText.stdout).toContain('✗ CONFIRMED');
+  });
+
+  it('writes a valid SARIF log with one fail result per confirmed probe, exit 1', async () => {
+    const fixture = `${NODE} --import tsx ${MAIN} fixture --mode flawed --transport stdio`;
+    const output = join(dir, 'flawed.sarif');
+    const run = await cli(['scan', '--stdio', fixture, '--format', 'sarif', '--output', output]);
+    expect(run.code).toBe(1);
+    const log = JSON.parse(readFileSync(output, 'utf8')) as {
+      runs: { results: { ruleId: string; kind: string; level: string }[] }[];
+    };
+    expect(sarifProblems(log)).toEqual([]);
+    const results = log.runs[0]?.results ?? [];
+    expect(results.map((r) => r.ruleId).sort()).toEqual(PROBES.map((p) => p.id).sort());
+    expect(results.every((r) => r.kind === 'fail' && r.level !== 'none')).toBe(true);
+  });
+
+  it('writes JUnit with every probe skipped for a legacy server, exit 0', async () => {
+    const run = await cli(['scan', '--stdio', stdioCmd('legacy'), '--format', 'junit', '--quiet']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      `tests="${PROBES.length}" failures="0" errors="0" skipped="${PROBES.length}"`,
+    );
+    expect(run.stdout.match(/<skipped message="precondition: a 2026-07-28 server/g)).toHaveLength(
+      PROBES.length,
+    );
   });
 });

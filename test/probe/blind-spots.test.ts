@@ -76,11 +76,47 @@ describe('no decision on the key call is never a refusal', () => {
     expect(probe(report, 'state/tamper').controls['untouchedRetryAccepted']?.held).toBe(true);
   });
 
+  it('an HTTP 500 carrying a JSON-RPC internal error to the right id on the key call: errored, never refuted', async () => {
+    const { report } = await scanServer({ fault: '500-rpc' });
+    expect(Object.values(verdicts(report))).toEqual(['errored', 'errored', 'errored', 'errored']);
+    expect(probe(report, 'handle/cross-principal').reason).toMatch(
+      /HTTP 500 carrying JSON-RPC error -32603/,
+    );
+  });
+
   it('a key call that never answers: errored, with the timeout named', async () => {
     const { report } = await scanServer({ fault: 'hang' }, { timeoutMs: 300 });
     expect(Object.values(verdicts(report))).toEqual(['errored', 'errored', 'errored', 'errored']);
     expect(probe(report, 'handle/cross-principal').reason).toMatch(/timeout/);
   });
+});
+
+describe("data B sees anyway is never read as A's", () => {
+  it("a public feed of every label is not A's canary reaching B: nothing confirmed", async () => {
+    const { report } = await scanServer({ feed: true });
+    expect(report.probes.filter((p) => p.verdict === 'confirmed').map((p) => p.reason)).toEqual([]);
+    expect(verdicts(report)).toMatchObject({
+      'handle/cross-principal': 'refuted',
+      'state/replay-principal': 'refuted',
+    });
+  });
+});
+
+describe('input requests answered in the shape the server takes', () => {
+  it.each(['bare', 'spec'] as const)(
+    'a server that asks one way and takes only %s answers is still driven to its verdict',
+    async (answers) => {
+      const { report } = await scanServer({ answers });
+      expect(verdicts(report)).toMatchObject({ 'state/tamper': 'confirmed' });
+      const labels = probe(report, 'state/tamper').evidence.map((e) =>
+        'label' in e ? e.label : '',
+      );
+      // The first shape was refused, and the other one tried, before the flow was called broken.
+      const other = answers === 'bare' ? 'spec' : 'bare';
+      expect(labels.some((l) => l.endsWith(`untouched retry (${other} answers)`))).toBe(true);
+      expect(labels.some((l) => l.endsWith(`untouched retry (${answers} answers)`))).toBe(true);
+    },
+  );
 });
 
 describe('a signed state bound to nobody', () => {

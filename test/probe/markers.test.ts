@@ -84,10 +84,16 @@ describe('a marker counts', () => {
     // An echo of the decoded blob, as an object or as escaped JSON inside a text: no evidence.
     const asObject = { structuredContent: { decoded } };
     const asText = { content: [{ type: 'text', text: JSON.stringify({ decoded }) }] };
-    for (const echo of [asObject, asText]) {
+    // Pretty-printed with the keys in another order: the same blob, never the same bytes.
+    const reordered = { step: 'confirm', principal: canary, seenAt: 'noon' };
+    const asPretty = { content: [{ type: 'text', text: JSON.stringify({ reordered }, null, 2) }] };
+    for (const echo of [asObject, asText, asPretty]) {
       expect(markerCounts(canary, echo, sent, opts)).toBe(false);
       expect(showsToken(echo, [canary], sent, opts)).toBeUndefined();
     }
+    // Only part of the blob, or a field changed: the server named what it acted on.
+    const part = { structuredContent: { principal: canary, step: 'done' } };
+    expect(markerCounts(canary, part, sent, opts)).toBe(true);
   });
 });
 

@@ -145,6 +145,8 @@ describe('servers that agree with everything', () => {
     ['yes', 'stdio'],
     ['echo', 'http'],
     ['echo', 'stdio'],
+    ['echo-pretty', 'http'],
+    ['echo-pretty', 'stdio'],
   ] as const)(
     '%s over %s: nothing confirmed',
     async (kind, transport) => {

@@ -24,6 +24,11 @@ describe('the destructive filter', () => {
     ['sync', { description: 'Overwrites the remote copy with yours.' }],
     ['delete_note', { annotations: { readOnlyHint: true } }],
     ['reset_password_info', { description: 'Explains the policy' }],
+    ['purchase_item', {}],
+    ['deployRelease', {}],
+    ['publish-post', {}],
+    ['rollback_migration', {}],
+    ['tidy_docs', { description: 'Shreds the document once read.' }],
   ])('leaves %s alone', (name, extra) => {
     expect(destructiveReason(tool(name, extra))).toBeDefined();
   });

@@ -1,85 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { RunReport } from '../../src/probe/types.js';
 import { REPORTERS, isReportFormat } from '../../src/report/index.js';
 import { shortBlob } from '../../src/report/evidence-lines.js';
 import { summaryLine } from '../../src/report/text.js';
-
-const blob = `v1.${'eyJwIjp7InRvb2wiOiJ0cmFuc2Zlci'.repeat(8)}`;
-
-const report: RunReport = {
-  schemaVersion: 1,
-  tool: { name: 'stateguard', version: '9.9.9' },
-  target: { kind: 'stdio', display: 'stdio:./server.js' },
-  protocol: { era: 'modern', protocolVersion: '2026-07-28', discover: true, toolNames: ['a', 'b'] },
-  startedAt: '2026-01-01T00:00:00.000Z',
-  ms: 12,
-  probes: [
-    {
-      id: 'state/tamper',
-      title: 'Tampered requestState is rejected',
-      severity: 'high',
-      verdict: 'confirmed',
-      reason: 'altered requestState was accepted',
-      controls: {
-        untouchedRetryAccepted: { held: true, expected: 'accepted', observed: 'accepted' },
-      },
-      observations: [{ label: 'echo', detail: 'the server repeats its input' }],
-      evidence: [
-        {
-          kind: 'jsonrpc',
-          label: 'changed requestState',
-          identity: 'A',
-          transport: 'stdio',
-          sent: {
-            jsonrpc: '2.0',
-            id: 4,
-            method: 'tools/call',
-            params: { name: 'transfer', requestState: blob },
-          },
-          received: [
-            { jsonrpc: '2.0', method: 'notifications/progress' },
-            { jsonrpc: '2.0', id: 4, result: { resultType: 'complete' } },
-          ],
-          ms: 3,
-        },
-      ],
-      ms: 40,
-    },
-    {
-      id: 'state/replay-request',
-      title: 't',
-      severity: 'high',
-      verdict: 'refuted',
-      reason: 'held',
-      controls: {},
-      observations: [],
-      evidence: [],
-      ms: 1,
-    },
-    {
-      id: 'handle/cross-principal',
-      title: 't',
-      severity: 'high',
-      verdict: 'skipped',
-      reason: 'no handle',
-      controls: {},
-      observations: [],
-      evidence: [],
-      ms: 1,
-    },
-    {
-      id: 'state/replay-principal',
-      title: 't',
-      severity: 'high',
-      verdict: 'errored',
-      reason: 'control bOwnFlowAccepted did not hold',
-      controls: { bOwnFlowAccepted: { held: false, expected: 'accepted', observed: 'timeout' } },
-      observations: [],
-      evidence: [{ kind: 'note', text: 'not sent: budget' }],
-      ms: 1,
-    },
-  ],
-};
+import { blob, report } from './sample-report.js';
 
 describe('the text reporter', () => {
   const plain = REPORTERS.text.render(report, { color: false, evidence: 'summary' });
@@ -135,9 +58,11 @@ describe('the JSON reporter', () => {
 });
 
 describe('the reporter registry', () => {
-  it('knows text and json and nothing inherited from Object', () => {
-    expect(isReportFormat('text')).toBe(true);
-    expect(isReportFormat('json')).toBe(true);
+  it('knows text, json, sarif and junit and nothing inherited from Object', () => {
+    for (const id of ['text', 'json', 'sarif', 'junit']) {
+      expect(isReportFormat(id)).toBe(true);
+      expect(REPORTERS[id as keyof typeof REPORTERS].id).toBe(id);
+    }
     expect(isReportFormat('toString')).toBe(false);
   });
 });

@@ -7,6 +7,8 @@
  *   honoured, every `requestState` (changed, random, another principal's) is accepted.
  * - `echo` answers every call with everything it was sent: the caller, the arguments and the
  *   `requestState` verbatim, and each of them decoded too (a handle embeds its label and owner).
+ * - `echo-pretty` echoes the same, but as pretty-printed text only, every object's keys sorted: the
+ *   decoded state comes back whole yet never in the bytes it was sent in.
  *
  * "The server said yes" and "the server repeated my canary" are the two readings a scanner must not
  * take for a finding, so against either of these nothing may be confirmed.
@@ -14,8 +16,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Incoming } from './mcp-core.js';
 
+/** Every agreeable server. */
+export const AGREEABLE = ['yes', 'echo', 'echo-pretty'] as const;
 /** Which agreeable server to play. */
-export type Agreeable = 'yes' | 'echo';
+export type Agreeable = (typeof AGREEABLE)[number];
 
 const wsArg = {
   type: 'object',
@@ -71,6 +75,14 @@ function decodedStrings(value: unknown): Record<string, unknown> {
   return out;
 }
 
+/** A deep copy with every object's keys in sorted order. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(entries.map(([k, v]) => [k, sortedKeys(v)]));
+}
+
 /** The `tools/call` result of an agreeable server. `caller` is the principal it was sent. */
 export function agreeableCall(
   kind: Agreeable,
@@ -80,11 +92,17 @@ export function agreeableCall(
   const name = String(params['name'] ?? '');
   const args = (params['arguments'] ?? {}) as Record<string, unknown>;
   const state = params['requestState'];
-  const reply = (body: Record<string, unknown>) => ({
-    resultType: 'complete',
-    content: [{ type: 'text', text: JSON.stringify(body) }],
-    structuredContent: body,
-  });
+  const reply = (body: Record<string, unknown>) =>
+    kind === 'echo-pretty'
+      ? {
+          resultType: 'complete',
+          content: [{ type: 'text', text: JSON.stringify(sortedKeys(body), null, 2) }],
+        }
+      : {
+          resultType: 'complete',
+          content: [{ type: 'text', text: JSON.stringify(body) }],
+          structuredContent: body,
+        };
   if (name === 'export_workspace' && state === undefined) {
     // The state names who asked and for what, as an unprotected state would.
     const issued = b64({ principal: caller, workspace_id: args['workspace_id'], step: 'confirm' });

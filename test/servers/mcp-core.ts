@@ -4,7 +4,7 @@
  * misbehaviour lives in the server that wraps it.
  */
 
-import { agreeableAnswer, type Agreeable } from './agreeable.js';
+import { AGREEABLE, agreeableAnswer, type Agreeable } from './agreeable.js';
 
 /** A JSON-RPC message as received. */
 export interface Incoming {
@@ -14,7 +14,7 @@ export interface Incoming {
   readonly params?: Record<string, unknown>;
 }
 
-/** Which era the core plays; `yes` and `echo` are modern servers that agree with everything. */
+/** Which era the core plays; the agreeable ones are modern servers that agree with everything. */
 export type Era = 'modern' | 'modern-no-discover' | 'legacy' | Agreeable;
 
 /** Tools the core lists; `delete_everything` is there so tests can prove it is never called. */
@@ -43,12 +43,13 @@ export function answer(
   counts: CallCounts,
 ): Record<string, unknown> | undefined {
   if (message.id === undefined) return undefined;
-  if (era === 'yes' || era === 'echo') {
+  if ((AGREEABLE as readonly string[]).includes(era)) {
     if (message.method === 'tools/call') {
       const name = String(message.params?.name ?? '');
       counts[name] = (counts[name] ?? 0) + 1;
     }
-    return agreeableAnswer(era, message, (caller ?? 'anonymous').replace(/^Bearer /, ''));
+    const kind = era as Agreeable;
+    return agreeableAnswer(kind, message, (caller ?? 'anonymous').replace(/^Bearer /, ''));
   }
   const ok = (result: Record<string, unknown>) => ({ jsonrpc: '2.0', id: message.id, result });
   const err = (code: number, text: string) => ({

@@ -13,12 +13,29 @@ import type { AddressInfo } from 'node:net';
 export interface ProbeServerOptions {
   /** `ignore`: every caller is `anonymous`, whatever token it sends. */
   readonly identity?: 'honour' | 'ignore';
-  /** What the key call gets: an empty HTTP 500, or no answer at all. */
-  readonly fault?: 'none' | '500' | 'hang';
+  /**
+   * What the key call gets: an empty HTTP 500, an HTTP 500 carrying a JSON-RPC `-32603` to the
+   * right id (a crashed handler), or no answer at all.
+   */
+  readonly fault?: 'none' | '500' | '500-rpc' | 'hang';
   /** Offer workspace handles and the export flow (default true). */
   readonly surface?: boolean;
   /** Add three destructive tools that ask for input like export does. */
   readonly destructive?: boolean;
+  /**
+   * A server that is safe but chatty: every answer carries a public feed of every workspace label
+   * ever opened; a handle is looked up per caller (a handle the caller never opened gets a fresh,
+   * empty workspace of its own, so nothing of another's is reachable by handle); a state is honoured
+   * only as issued, and acts as the caller on the caller's workspace. A's label reaches B in every
+   * answer, through the feed, whatever B presents: no probe may read that as B being served A's.
+   */
+  readonly feed?: boolean;
+  /**
+   * Which answer shape round 2 takes. `bare`: asked as a spec elicitation, yet only the bare
+   * content (`{ confirm: true }`, no `ElicitResult` around it) goes ahead. `spec`: asked as a bare schema, yet only an `ElicitResult` that
+   * accepts goes ahead. Either way the other shape is refused like a bad state would be.
+   */
+  readonly answers?: 'any' | 'bare' | 'spec';
 }
 
 /** A running probe server. */
@@ -91,17 +108,39 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
   });
 
   function call(params: Record<string, unknown>, principal: string): object {
+    const result = act(params, principal);
+    if (!options.feed) return result;
+    const recent = [...workspaces.values()].map((w) => w.label);
+    const r = result as { content: { text: string }[]; structuredContent?: object };
+    const text = r.content?.[0]?.text ?? '';
+    return {
+      ...r,
+      content: [{ type: 'text', text: `${text} · recent: ${recent.join(', ')}` }],
+      ...(r.structuredContent ? { structuredContent: { ...r.structuredContent, recent } } : {}),
+    };
+  }
+
+  /** The workspace a caller reaches by handle; in `feed` mode, a caller's own (made on demand). */
+  function lookup(id: string, principal: string): { owner: string; label: string } | undefined {
+    if (!options.feed) return workspaces.get(id);
+    const key = `${principal}\0${id}`;
+    if (!workspaces.has(key)) workspaces.set(key, { owner: principal, label: '' });
+    return workspaces.get(key);
+  }
+
+  function act(params: Record<string, unknown>, principal: string): object {
     const name = String(params['name']);
     calls[name] = (calls[name] ?? 0) + 1;
     const args = (params['arguments'] ?? {}) as Record<string, string>;
     if (name === 'get_time') return text('noon');
     if (name === 'open_workspace') {
       const id = `ws-${randomBytes(8).toString('hex')}`;
-      workspaces.set(id, { owner: principal, label: args['label'] ?? '' });
+      const key = options.feed ? `${principal}\0${id}` : id;
+      workspaces.set(key, { owner: principal, label: args['label'] ?? '' });
       const body = { workspace_id: id, owner: principal, label: args['label'] };
       return { ...text(JSON.stringify(body)), structuredContent: body };
     }
-    const ws = workspaces.get(args['workspace_id'] ?? '');
+    const ws = lookup(args['workspace_id'] ?? '', principal);
     const state = params['requestState'];
     if (name === 'read_workspace') {
       if (ws === undefined) return text('unknown workspace', true);
@@ -124,16 +163,21 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
         properties: { confirm: { type: 'boolean' } },
         required: ['confirm'],
       };
-      return {
-        resultType: 'input_required',
-        inputRequests: {
-          confirm: {
-            method: 'elicitation/create',
-            params: { message: 'Go ahead?', requestedSchema },
-          },
-        },
-        requestState: s,
-      };
+      const asked =
+        options.answers === 'spec'
+          ? { type: 'boolean', description: 'Go ahead?' }
+          : { method: 'elicitation/create', params: { message: 'Go ahead?', requestedSchema } };
+      return { resultType: 'input_required', inputRequests: { confirm: asked }, requestState: s };
+    }
+    const answer = (params['inputResponses'] as Record<string, unknown> | undefined)?.['confirm'];
+    const bare = answer as { action?: unknown; confirm?: unknown } | undefined;
+    if (options.answers === 'bare' && (bare?.action !== undefined || bare?.confirm !== true))
+      return text('confirm must be the bare content { confirm: true }', true);
+    if (options.answers === 'spec' && (answer as { action?: unknown })?.action !== 'accept')
+      return text('confirm must be an accepted elicitation', true);
+    if (options.feed) {
+      if (!issued.has(String(state)) || ws === undefined) return text('unknown requestState', true);
+      return text(`${name} done on ${ws.label} as principal ${principal}`);
     }
     let decoded: Record<string, string> | undefined;
     try {
@@ -170,7 +214,14 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
     } else if (msg.method === 'tools/list') {
       result = { tools, resultType: 'complete' };
     } else if (msg.method === 'tools/call') {
-      result = call(msg.params ?? {}, principalOf(req));
+      try {
+        result = call(msg.params ?? {}, principalOf(req));
+      } catch (error) {
+        if (!(error instanceof Fault) || options.fault !== '500-rpc') throw error;
+        res.writeHead(500, { 'content-type': 'application/json' });
+        const internal = { code: -32603, message: 'Internal error' };
+        return void res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: internal }));
+      }
     } else {
       res.writeHead(404, { 'content-type': 'application/json' });
       return void res.end(

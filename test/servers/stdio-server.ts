@@ -3,15 +3,17 @@
  * tests with `process.execPath --import tsx`; writes `[test-server] ready` on stderr.
  *
  * Scenarios: modern, modern-no-discover, legacy, hang, hang-stubborn (ignores SIGTERM and EOF),
+ * slow-start (reads nothing for 1.5 s, like a server that compiles or downloads itself first),
  * garbage, crash-mid-answer, request-first, huge-line, nested, stderr-echo; and the agreeable
- * servers `yes` and `echo` (see `agreeable.ts`).
+ * servers `yes`, `echo` and `echo-pretty` (see `agreeable.ts`).
  */
 import { createInterface } from 'node:readline';
+import { AGREEABLE } from './agreeable.js';
 import { answer } from './mcp-core.js';
 import type { CallCounts, Era, Incoming } from './mcp-core.js';
 
 const scenario = process.argv[2] ?? 'modern';
-const ERAS: readonly string[] = ['legacy', 'modern-no-discover', 'yes', 'echo'];
+const ERAS: readonly string[] = ['legacy', 'modern-no-discover', ...AGREEABLE];
 const era: Era = ERAS.includes(scenario) ? (scenario as Era) : 'modern';
 const counts: CallCounts = {};
 const out = (message: unknown): void => {
@@ -21,8 +23,7 @@ const out = (message: unknown): void => {
 if (scenario === 'hang' || scenario === 'hang-stubborn') setInterval(() => undefined, 1000);
 if (scenario === 'hang-stubborn') process.on('SIGTERM', () => undefined);
 
-const lines = createInterface({ input: process.stdin });
-lines.on('line', (line) => {
+const serve = (line: string): void => {
   let message: Incoming;
   try {
     message = JSON.parse(line) as Incoming;
@@ -68,8 +69,14 @@ lines.on('line', (line) => {
     out({ jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } });
   }
   out(reply);
-});
-lines.on('close', () => {
-  if (scenario !== 'hang-stubborn') process.exit(0);
-});
-process.stderr.write(`[test-server] ready pid=${process.pid}\n`);
+};
+const listen = (): void => {
+  const lines = createInterface({ input: process.stdin });
+  lines.on('line', serve);
+  lines.on('close', () => {
+    if (scenario !== 'hang-stubborn') process.exit(0);
+  });
+  process.stderr.write(`[test-server] ready pid=${process.pid}\n`);
+};
+if (scenario === 'slow-start') setTimeout(listen, 1500);
+else listen();

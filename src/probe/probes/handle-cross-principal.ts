@@ -1,3 +1,4 @@
+import { HANDLE_HIJACKING, STATEFUL_TOOLS } from '../references.js';
 import { defineProbe, errored, skipped } from '../define.js';
 import { describe, readOutcome, resultOf } from '../flow.js';
 import { mintHandle, tryHandlePair } from '../handle-trial.js';
@@ -15,7 +16,9 @@ by any other principal.
 
 A mints a handle with a canary in its free-form strings; B presents it. **Confirmed** only when A's
 canary, or A's principal as the server names it, comes back to B — never on a bare "yes", and never
-from a marker B's own request carried in any encoding (a handle that embeds its label is an echo).
+from a marker B's own request carried in any encoding (a handle that embeds its label is an echo),
+and never from a marker B sees anyway: one that B's own records or the forged handle's answer show
+too reaches B through a shared view (a public feed), not through A's handle, and is only noted.
 
 Controls: A reads its own handle and B mints and reads its own (both identities live, the pair is a
 real minter/consumer); B's forged, same-shaped handle draws a decision (if it is honoured the server
@@ -33,16 +36,7 @@ export default defineProbe({
   title: 'A handle minted for one principal is refused to another',
   severity: 'high',
   rationale: RATIONALE.trim(),
-  references: [
-    {
-      id: 'MCP security best practices: state handle hijacking',
-      url: 'https://modelcontextprotocol.io/docs/tutorials/security/security_best_practices#state-handle-hijacking',
-    },
-    {
-      id: 'MCP tools: stateful tools',
-      url: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools',
-    },
-  ],
+  references: [HANDLE_HIJACKING, STATEFUL_TOOLS],
   maxCalls: MAX_CALLS,
   async run(ctx) {
     const pairs = handlePairs(callableTools(ctx.protocol.tools, ctx.includeDestructive));

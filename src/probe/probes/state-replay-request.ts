@@ -1,3 +1,4 @@
+import { MRTR_BINDING } from '../references.js';
 import { confirmed, defineProbe, errored, refuted, skipped, type ProbeContext } from '../define.js';
 import {
   describe,
@@ -42,12 +43,7 @@ export default defineProbe({
   title: 'A requestState is refused on a different request',
   severity: 'medium',
   rationale: RATIONALE.trim(),
-  references: [
-    {
-      id: 'MCP MRTR: requestState binding',
-      url: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr',
-    },
-  ],
+  references: [MRTR_BINDING],
   maxCalls: 24,
   async run(ctx) {
     const found = await discoverFlows(ctx, 'A', { limit: 2, maxTools: 4, tag: 'request-1' });

@@ -1,3 +1,4 @@
+import { MRTR_INTEGRITY } from '../references.js';
 import { confirmed, defineProbe, errored, refuted, type ProbeContext } from '../define.js';
 import { describe, establish, establishedAs, readOutcome, resultOf, retryFresh } from '../flow.js';
 import { makeCanary, markerCounts } from '../markers.js';
@@ -36,12 +37,7 @@ export default defineProbe({
   title: 'A changed requestState is refused',
   severity: 'high',
   rationale: RATIONALE.trim(),
-  references: [
-    {
-      id: 'MCP MRTR: requestState integrity',
-      url: 'https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr',
-    },
-  ],
+  references: [MRTR_INTEGRITY],
   maxCalls: MAX_CALLS,
   async run(ctx) {
     const found = await discoverFlows(ctx, 'A', { limit: 2, maxTools: 4, tag: 'tamper' });

@@ -3,8 +3,11 @@
  * request-scoped SSE stream, event by event, until the message that answers our id.
  *
  * A weaker client reads the first `data:` line and misses a server that sends a progress
- * notification first; or reads an empty 500 as a refusal. Here only a JSON-RPC answer to our id is a
- * decision; everything else (5xx without one, HTML, empty body, dropped connection) is a failure.
+ * notification first; or reads an empty 500 as a refusal. Here only a JSON-RPC answer to our id,
+ * carried by a 2xx or a 4xx, is a decision (servers refuse a bad state with 200 or 400); everything
+ * else (HTML, empty body, dropped connection, and any 5xx or 3xx, even one that carries a JSON-RPC
+ * answer) is a failure. A gateway's 502 or a crashed handler's 500 with `-32603` says the server
+ * could not decide, not that it refused: read as a refusal, an outage would clear a flawed server.
  */
 import { createParser } from 'eventsource-parser';
 import type { Redactor } from '../evidence.js';
@@ -150,6 +153,19 @@ export function createHttpChannel(options: HttpChannelOptions): Channel {
     return { outcome, evidence, ...(responseHeaders ? { responseHeaders } : {}) };
   }
 
+  /** The outcome of a JSON-RPC answer on this status: a 5xx or 3xx is never the server's decision. */
+  function decided(status: number, answer: Record<string, unknown>): Outcome {
+    const outcome = answerOutcome(answer);
+    if (
+      outcome.kind === 'failure' ||
+      (status >= 200 && status < 300) ||
+      (status >= 400 && status < 500)
+    )
+      return outcome;
+    const what = outcome.kind === 'error' ? `JSON-RPC error ${outcome.code}` : 'a JSON-RPC result';
+    return failure('http-status', `HTTP ${status} carrying ${what}: not a decision`);
+  }
+
   async function readAnswer(
     response: Response,
     contentType: string | undefined,
@@ -171,7 +187,7 @@ export function createHttpChannel(options: HttpChannelOptions): Channel {
           const parsed = parseJson(event.data);
           received.push(parsed ? parsed.value : event.data);
           if (answer === undefined && parsed && isAnswerTo(parsed.value, id)) {
-            answer = answerOutcome(parsed.value as Record<string, unknown>);
+            answer = decided(status, parsed.value as Record<string, unknown>);
           }
         },
       });
@@ -208,8 +224,8 @@ export function createHttpChannel(options: HttpChannelOptions): Channel {
     const messages = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
     received.push(...messages);
     const answer = messages.find((m) => isAnswerTo(m, id));
-    // A JSON-RPC error is the server's decision whatever status carries it (200 or 400 alike).
-    if (answer) return answerOutcome(answer as Record<string, unknown>);
+    // A JSON-RPC error is the server's decision on a 200 or a 400 alike; on a 5xx it is not.
+    if (answer) return decided(status, answer as Record<string, unknown>);
     const what = `a JSON body that is not an answer to id ${id}`;
     return httpFailed
       ? failure('http-status', `HTTP ${status} with ${what}`)

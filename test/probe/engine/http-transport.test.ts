@@ -53,6 +53,19 @@ const misbehave: Scenario = ({ message, answer }) => {
       return { status: 200, raw: '<html>ok</html>', contentType: 'text/html' };
     case 'result-502':
       return { status: 502, json: { jsonrpc: '2.0', id: 999, result: {} } };
+    case 'error-500':
+      return {
+        status: 500,
+        json: {
+          jsonrpc: '2.0',
+          id: message.id,
+          error: { code: -32603, message: 'Internal error' },
+        },
+      };
+    case 'error-503-sse':
+      return { status: 503, sse: [progress, rpcError] };
+    case 'answer-500':
+      return { status: 500, json: answer };
     case 'drop':
       return 'drop';
     case 'drop-mid':
@@ -168,6 +181,16 @@ describe('the HTTP channel against a modern server', () => {
       kind: 'failure',
       failure: 'not-json',
     });
+  });
+
+  it('reads a JSON-RPC answer to our id on a 5xx, as JSON or as SSE, as a failure, never a decision', async () => {
+    for (const mode of ['error-500', 'error-503-sse', 'answer-500']) {
+      const { outcome, evidence } = await call(session, mode);
+      expect(outcome).toMatchObject({ kind: 'failure', failure: 'http-status' });
+      if (outcome.kind === 'failure') expect(outcome.detail).toMatch(/^HTTP 50[03] carrying /);
+      // The answer itself is still kept as evidence of what the server said.
+      expect(httpEvidence(evidence).received?.length).toBeGreaterThan(0);
+    }
   });
 
   it('reads a dropped connection, before or during the answer, as a failure', async () => {

@@ -57,6 +57,29 @@ describe('the stdio channel', () => {
     });
   });
 
+  it('gives a slow-starting child its startup allowance on the first request only', async () => {
+    const slow = await openSession(
+      stdioTarget('slow-start'),
+      sessionOptions({ timeoutMs: 500, startupTimeoutMs: 8000 }),
+    );
+    try {
+      expect(slow.problem).toBeUndefined();
+      expect(slow.session.protocol.era).toBe('modern');
+    } finally {
+      await slow.session.close();
+    }
+    const impatient = await openSession(
+      stdioTarget('slow-start'),
+      sessionOptions({ timeoutMs: 500, startupTimeoutMs: 0 }),
+    );
+    try {
+      const first = impatient.evidence[0];
+      expect(first?.kind === 'jsonrpc' ? first.error : undefined).toMatch(/within 500 ms/);
+    } finally {
+      await impatient.session.close();
+    }
+  });
+
   it('recognises a modern server without server/discover by its tools/list resultType', async () => {
     await withSession('modern-no-discover', async ({ session }) => {
       expect(session.protocol).toMatchObject({ era: 'modern', discover: false });

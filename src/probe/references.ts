@@ -1,0 +1,30 @@
+/**
+ * The specification pages the probes cite, named once: a probe's `references` name what it tests,
+ * and two probes testing the same requirement cite the same page in the same words.
+ */
+
+/** A reference as a probe (and a SARIF rule) carries it. */
+export interface Reference {
+  readonly id: string;
+  readonly url: string;
+}
+
+const MRTR = 'https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr';
+
+/** MRTR: a `requestState` must be integrity-protected and rejected when verification fails. */
+export const MRTR_INTEGRITY: Reference = { id: 'MCP MRTR: requestState integrity', url: MRTR };
+
+/** MRTR: a `requestState` should be bound to its principal and its originating request. */
+export const MRTR_BINDING: Reference = { id: 'MCP MRTR: requestState binding', url: MRTR };
+
+/** Security best practices: handles bound to the user who minted them. */
+export const HANDLE_HIJACKING: Reference = {
+  id: 'MCP security best practices: state handle hijacking',
+  url: 'https://modelcontextprotocol.io/docs/tutorials/security/security_best_practices#state-handle-hijacking',
+};
+
+/** Tools: stateful tools mint explicit handles. */
+export const STATEFUL_TOOLS: Reference = {
+  id: 'MCP tools: stateful tools',
+  url: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools',
+};

@@ -1,0 +1,143 @@
+/**
+ * The principal-replay probe's trial: A's untouched state sent by B, read against two identities
+ * that must be told apart and against what B sees anyway without A's state, so that only a marker
+ * the state itself carried to B can confirm.
+ */
+import { confirmed, errored, refuted, type ProbeContext } from './define.js';
+import {
+  answersOf,
+  baselineAnswers,
+  describe,
+  establish,
+  establishedAs,
+  resultOf,
+  retryFresh,
+  type Resumed,
+} from './flow.js';
+import { attributable, distinctTokens, markersOf } from './markers.js';
+import { prepareCall, type FoundFlow } from './prepare.js';
+import { check, outOfBudget, startTrial, type Trial } from './trial.js';
+
+const APART =
+  "the server's answers to A name something its answers to B never do, or it refuses B what it gave A";
+
+/**
+ * B replays A's untouched state from `flow` (A's, found by discovery), on A's call and then on B's
+ * own, and the trial records the controls (`aUntouchedRetryAccepted`, `bOwnFlowAccepted`,
+ * `serverTellsApart`) and its decision; see the probe's rationale for how each is read.
+ */
+export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
+  const { call, tool, canary: canaryA, handles: handlesA } = flow.prepared;
+  const trial = startTrial(tool.name);
+  const done = (d: Trial['decision']): Trial => Object.assign(trial, { decision: d });
+
+  const a = await establish(ctx, call, 'A', `${tool.name} as A`, flow.asked);
+  check(
+    trial,
+    'aUntouchedRetryAccepted',
+    a.ok,
+    "A's untouched retry is accepted",
+    establishedAs(a),
+  );
+  if (!a.ok)
+    return done(errored(`A's untouched retry of ${tool.name} did not work (${establishedAs(a)})`));
+  const prepB = await prepareCall(ctx, tool, 'B', 'replay-b');
+  const b = prepB.ok
+    ? await establish(ctx, prepB.prepared.call, 'B', `${tool.name} as B`)
+    : undefined;
+  const bWhy = b === undefined ? (prepB.ok ? '' : prepB.why) : establishedAs(b);
+  check(trial, 'bOwnFlowAccepted', b?.ok === true, "B's own flow is accepted (B is live)", bWhy);
+  if (!prepB.ok || b === undefined || !b.ok)
+    return done(errored(`B's own flow on ${tool.name} did not work`));
+
+  const exclude = [canaryA, prepB.prepared.canary, ...handlesA, ...prepB.prepared.handles];
+  const aTokens = distinctTokens(
+    [resultOf(a.final.exchange)],
+    [resultOf(b.final.exchange)],
+    exclude,
+  );
+  const markers = markersOf(canaryA, aTokens);
+  const tellsApart = (refused: boolean): boolean =>
+    check(
+      trial,
+      'serverTellsApart',
+      aTokens.length > 0 || refused,
+      APART,
+      aTokens.length > 0
+        ? `${aTokens.length} A-only token(s)`
+        : refused
+          ? "B was refused on A's call"
+          : 'none',
+    );
+  // What B sees on each call without A's state (its own flow there) is the attribution baseline: an
+  // A-marker B sees anyway (A's handle is unbound, a public feed) is not the state's doing.
+  const variants = [
+    {
+      what: "A's call",
+      retryCall: call,
+      baseline: () => baselineAnswers(ctx, call, 'B', "B's own flow on A's call (attribution)"),
+    },
+    { what: "B's own call", retryCall: prepB.prepared.call, baseline: async () => answersOf(b) },
+  ];
+  let refusedOnA = false;
+  let acceptedOn: string | undefined;
+  for (const v of variants) {
+    const label = `B sends A's untouched state on ${v.what}`;
+    const r = await retryFresh(ctx, call, {
+      owner: 'A',
+      sender: 'B',
+      label,
+      shape: a.shape,
+      change: (s) => s,
+      retryCall: v.retryCall,
+    });
+    const resumed: Resumed | undefined = r.resumed;
+    if (outOfBudget(trial, r.round1) || (resumed && outOfBudget(trial, resumed.exchange))) break;
+    if (resumed === undefined)
+      return done(errored(`A's fresh round 1 did not ask again: ${describe(r.round1)}`));
+    if (resumed.reading === 'failure')
+      return done(
+        errored(`B's replay of A's state drew no decision: ${describe(resumed.exchange)}`),
+      );
+    if (resumed.reading !== 'accepted') {
+      refusedOnA ||= v.retryCall === call;
+      continue;
+    }
+    acceptedOn ??= v.what;
+    const answer = resultOf(resumed.exchange);
+    const { counted } = attributable(markers, answer, resumed.sent, [], RAW_STATE);
+    if (counted.length === 0) continue;
+    const baseline = await v.baseline();
+    if (baseline === undefined)
+      return done(errored(`B's own flow on ${v.what} (attribution control) drew no decision`));
+    const { attributed } = attributable(counted, answer, resumed.sent, baseline, RAW_STATE);
+    if (attributed.length === 0) {
+      trial.observations.push({
+        label: 'A-data reaches B anyway',
+        detail: `B's replay on ${v.what} showed A's data, but so did B's own flow there, without A's state`,
+      });
+      continue;
+    }
+    if (!tellsApart(false))
+      return done(errored('the server did not show that it tells A and B apart'));
+    const what = attributed.some((m) => m.kind === 'canary')
+      ? "A's data (A's canary came back)"
+      : "A (A's principal came back)";
+    return done(
+      confirmed(`B replayed A's untouched requestState on ${v.what} and was served ${what}`),
+    );
+  }
+  const told = tellsApart(refusedOnA);
+  if (trial.outOfBudget) return done(errored('the budget ran out before the replay'));
+  if (!told) return done(errored('the server did not show that it tells A and B apart'));
+  if (acceptedOn === undefined)
+    return done(refuted(`${tool.name} refused B's replay of A's untouched requestState`));
+  trial.observations.push({
+    label: "accepted, not shown to be A's",
+    detail: `B's replay on ${acceptedOn} was accepted without A's canary or principal in the answer`,
+  });
+  return done(refuted(`B's replay of A's state showed nothing of A's`));
+}
+
+// A field the server decoded out of the state and acted on is the finding; see markers.ts.
+const RAW_STATE = { rawOnlyKeys: ['requestState'] };

@@ -1,0 +1,85 @@
+/**
+ * JUnit XML: one `<testcase>` per probe, for CI systems that chart test results. A `confirmed`
+ * probe is a `<failure>`, an `errored` one an `<error>` (an unfinished check, never a pass), a
+ * `skipped` one `<skipped>`; a `refuted` one passes, its controls in `<system-out>`, because a
+ * refutation is only as good as the controls that held while it was drawn.
+ */
+import type { ProbeResult, RunReport, Verdict } from '../probe/types.js';
+import { detailLines } from './evidence-lines.js';
+import type { RenderOptions, Reporter } from './types.js';
+
+// Characters XML 1.0 cannot carry at all, even escaped: replaced, so a hostile answer quoted in the
+// evidence cannot make the report unparseable.
+const NOT_XML = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/** Text safe inside an XML element. */
+export function xmlText(s: string): string {
+  return s
+    .replace(NOT_XML, '\uFFFD')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
+}
+
+/** Text safe inside a double-quoted XML attribute (line breaks kept as character references). */
+export function xmlAttr(s: string): string {
+  return xmlText(s)
+    .replace(/"/g, '&quot;')
+    .replace(/\n/g, '&#10;')
+    .replace(/\r/g, '&#13;')
+    .replace(/\t/g, '&#9;');
+}
+
+const seconds = (ms: number): string => (ms / 1000).toFixed(3);
+
+const ELEMENT: Partial<Record<Verdict, 'failure' | 'error'>> = {
+  confirmed: 'failure',
+  errored: 'error',
+};
+
+function testcase(r: ProbeResult, options: RenderOptions): string[] {
+  const open = `    <testcase classname="stateguard.${xmlAttr(r.id.split('/')[0] ?? r.id)}" name="${xmlAttr(r.id)}" time="${seconds(r.ms)}">`;
+  const details = xmlText(
+    [`${r.verdict}: ${r.reason}`, ...detailLines(r, options.evidence)].join('\n'),
+  );
+  const element = ELEMENT[r.verdict];
+  if (element !== undefined) {
+    const attrs = `message="${xmlAttr(r.reason)}" type="${r.verdict}"`;
+    return [open, `      <${element} ${attrs}>${details}</${element}>`, '    </testcase>'];
+  }
+  if (r.verdict === 'skipped') {
+    return [open, `      <skipped message="${xmlAttr(r.reason)}"/>`, '    </testcase>'];
+  }
+  return [open, `      <system-out>${details}</system-out>`, '    </testcase>'];
+}
+
+/** The JUnit reporter. */
+export const junit: Reporter = {
+  id: 'junit',
+  render(report: RunReport, options: RenderOptions) {
+    const count = (v: Verdict): number => report.probes.filter((p) => p.verdict === v).length;
+    const totals =
+      `tests="${report.probes.length}" failures="${count('confirmed')}" ` +
+      `errors="${count('errored')}" skipped="${count('skipped')}" time="${seconds(report.ms)}"`;
+    const p = report.protocol;
+    const properties: [string, string][] = [
+      ['target', report.target.display],
+      ['transport', report.target.kind],
+      ['protocol', `${p.era}${p.protocolVersion ? ` ${p.protocolVersion}` : ''}`],
+      ['stateguard', report.tool.version],
+      ...(report.problem !== undefined ? [['problem', report.problem] as [string, string]] : []),
+    ];
+    const lines = [
+      '<?xml version="1.0" encoding="UTF-8"?>',
+      `<testsuites name="stateguard" ${totals}>`,
+      `  <testsuite name="${xmlAttr(`stateguard scan ${report.target.display}`)}" ${totals} timestamp="${xmlAttr(report.startedAt)}">`,
+      '    <properties>',
+      ...properties.map(([k, v]) => `      <property name="${k}" value="${xmlAttr(v)}"/>`),
+      '    </properties>',
+      ...report.probes.flatMap((r) => testcase(r, options)),
+      '  </testsuite>',
+      '</testsuites>',
+    ];
+    return `${lines.join('\n')}\n`;
+  },
+};

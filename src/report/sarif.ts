@@ -1,0 +1,171 @@
+/**
+ * SARIF 2.1.0: a projection of the {@link RunReport} for code-scanning dashboards.
+ *
+ * Rules come from the probe registry, once per id (rationale, references, severity), so a dashboard
+ * shows why a probe exists next to what it found. Results, by verdict:
+ * - `confirmed`: `kind: "fail"`, `level` from the probe's severity;
+ * - `errored`: `kind: "open"` (level `none`), and a tool-execution notification at level `error`,
+ *   with `executionSuccessful: false`: an errored probe is an unfinished check, never a pass;
+ * - `refuted` (`kind: "pass"`) and `skipped` (`kind: "notApplicable"`) only with `--all`, because
+ *   some consumers reportedly ignore `kind` and would raise every result as a finding.
+ */
+import { createHash } from 'node:crypto';
+import type { Invocation, Log, Notification, ReportingDescriptor, Result } from 'sarif';
+import { findProbe } from '../probe/registry.js';
+import type { ProbeResult, RunReport, Verdict } from '../probe/types.js';
+import { evidenceLine } from './evidence-lines.js';
+import type { RenderOptions, Reporter } from './types.js';
+
+/** The schema a SARIF log names (OASIS SARIF 2.1.0). */
+export const SARIF_SCHEMA =
+  'https://docs.oasis-open.org/sarif/sarif/v2.1.0/os/schemas/sarif-schema-2.1.0.json';
+
+type Severity = ProbeResult['severity'];
+
+const LEVEL: Record<Severity, 'error' | 'warning' | 'note'> = {
+  critical: 'error',
+  high: 'error',
+  medium: 'warning',
+  low: 'note',
+};
+// GitHub's numeric security severity (critical ≥ 9, high ≥ 7, medium ≥ 4, low < 4).
+const SECURITY_SEVERITY: Record<Severity, string> = {
+  critical: '9.5',
+  high: '8.0',
+  medium: '5.5',
+  low: '3.0',
+};
+const KIND: Record<Verdict, NonNullable<Result['kind']>> = {
+  confirmed: 'fail',
+  errored: 'open',
+  refuted: 'pass',
+  skipped: 'notApplicable',
+};
+
+/** `state/replay-principal` → `StateReplayPrincipal`: SARIF's friendly rule name. */
+function ruleName(id: string): string {
+  return id
+    .split(/[^A-Za-z0-9]+/)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+}
+
+/** The rule of a probe: from the registry where it is known, else from the result alone. */
+function ruleFor(result: ProbeResult): ReportingDescriptor {
+  const probe = findProbe(result.id);
+  const title = probe?.title ?? result.title;
+  const severity = probe?.severity ?? result.severity;
+  const rationale = probe?.rationale;
+  const references = probe?.references ?? [];
+  return {
+    id: result.id,
+    name: ruleName(result.id),
+    shortDescription: { text: title },
+    fullDescription: { text: rationale?.split(/\n\s*\n/)[0]?.replace(/\s+/g, ' ') ?? title },
+    ...(rationale !== undefined ? { help: { text: rationale, markdown: rationale } } : {}),
+    ...(references[0] !== undefined ? { helpUri: references[0].url } : {}),
+    defaultConfiguration: { level: LEVEL[severity] },
+    properties: {
+      tags: ['security', 'mcp', result.id.split('/')[0] ?? result.id],
+      precision: 'high',
+      'security-severity': SECURITY_SEVERITY[severity],
+      ...(references.length > 0 ? { references: references.map((r) => `${r.id}: ${r.url}`) } : {}),
+    },
+  };
+}
+
+function resultFor(
+  r: ProbeResult,
+  ruleIndex: number,
+  report: RunReport,
+  options: RenderOptions,
+): Result {
+  const kind = KIND[r.verdict];
+  const evidence =
+    options.evidence === 'none'
+      ? {}
+      : { evidence: options.evidence === 'full' ? r.evidence : r.evidence.map(evidenceLine) };
+  return {
+    ruleId: r.id,
+    ruleIndex,
+    kind,
+    // SARIF: a result whose kind is not `fail` has level `none`.
+    level: kind === 'fail' ? LEVEL[r.severity] : 'none',
+    message: { text: `${r.title}: ${r.reason}` },
+    locations: [{ logicalLocations: [{ name: report.target.display, kind: 'resource' }] }],
+    partialFingerprints: {
+      'stateguardProbeTarget/v1': createHash('sha256')
+        .update(`${r.id}\0${report.target.display}`)
+        .digest('hex')
+        .slice(0, 32),
+    },
+    properties: {
+      verdict: r.verdict,
+      controls: r.controls,
+      observations: r.observations,
+      ...evidence,
+      ms: r.ms,
+    },
+  };
+}
+
+function invocationOf(report: RunReport, ruleIndex: Map<string, number>): Invocation {
+  const notifications: Notification[] = [];
+  if (report.problem !== undefined) {
+    notifications.push({ level: 'error', message: { text: `target problem: ${report.problem}` } });
+  }
+  for (const r of report.probes.filter((p) => p.verdict === 'errored')) {
+    notifications.push({
+      level: 'error',
+      message: { text: `${r.id} errored: ${r.reason}` },
+      associatedRule: { id: r.id, index: ruleIndex.get(r.id) ?? -1 },
+    });
+  }
+  const end = new Date(Date.parse(report.startedAt) + report.ms);
+  return {
+    executionSuccessful: notifications.length === 0,
+    startTimeUtc: report.startedAt,
+    ...(Number.isNaN(end.getTime()) ? {} : { endTimeUtc: end.toISOString() }),
+    toolExecutionNotifications: notifications,
+  };
+}
+
+/** The SARIF log of a report, as an object. */
+export function toSarif(report: RunReport, options: RenderOptions): Log {
+  const rules: ReportingDescriptor[] = [];
+  const ruleIndex = new Map<string, number>();
+  for (const r of report.probes) {
+    if (ruleIndex.has(r.id)) continue;
+    ruleIndex.set(r.id, rules.length);
+    rules.push(ruleFor(r));
+  }
+  const shown = (v: Verdict): boolean =>
+    v === 'confirmed' || v === 'errored' || options.all === true;
+  return {
+    $schema: SARIF_SCHEMA,
+    version: '2.1.0',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: report.tool.name,
+            version: report.tool.version,
+            semanticVersion: report.tool.version,
+            rules,
+          },
+        },
+        invocations: [invocationOf(report, ruleIndex)],
+        results: report.probes
+          .filter((r) => shown(r.verdict))
+          .map((r) => resultFor(r, ruleIndex.get(r.id) ?? -1, report, options)),
+        properties: { target: report.target, protocol: report.protocol },
+      },
+    ],
+  };
+}
+
+/** The SARIF reporter. */
+export const sarif: Reporter = {
+  id: 'sarif',
+  render: (report, options) => `${JSON.stringify(toSarif(report, options), null, 2)}\n`,
+};

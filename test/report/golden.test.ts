@@ -1,0 +1,30 @@
+/**
+ * Golden files: one fixed RunReport rendered in every format must match `test/golden/` byte for
+ * byte. A change to a reporter shows up as a diff of its golden file; regenerate them on purpose
+ * with `UPDATE_GOLDEN=1 npx vitest run test/report/golden.test.ts` and review the diff.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { REPORTERS, type ReportFormat } from '../../src/report/index.js';
+import type { RenderOptions } from '../../src/report/types.js';
+import { report } from './sample-report.js';
+
+const GOLDEN = (name: string): string =>
+  fileURLToPath(new URL(`../golden/${name}`, import.meta.url));
+
+const CASES: [file: string, format: ReportFormat, options: RenderOptions][] = [
+  ['report.txt', 'text', { color: false, evidence: 'summary' }],
+  ['report.json', 'json', { color: false, evidence: 'summary' }],
+  ['report.sarif', 'sarif', { color: false, evidence: 'summary' }],
+  ['report-all.sarif', 'sarif', { color: false, evidence: 'summary', all: true }],
+  ['report.junit.xml', 'junit', { color: false, evidence: 'summary' }],
+];
+
+describe('every reporter against its golden file', () => {
+  it.each(CASES)('%s is what the %s reporter renders', (file, format, options) => {
+    const rendered = REPORTERS[format].render(report, options);
+    if (process.env.UPDATE_GOLDEN === '1') writeFileSync(GOLDEN(file), rendered);
+    expect(rendered).toBe(readFileSync(GOLDEN(file), 'utf8'));
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * The SARIF reporter: a structurally valid SARIF 2.1.0 log (checked field by field against the
+ * spec's requirements), rules from the probe registry once per id, and results by verdict.
+ */
+import { describe, expect, it } from 'vitest';
+import { PROBES } from '../../src/probe/registry.js';
+import type { RunReport } from '../../src/probe/types.js';
+import { SARIF_SCHEMA, toSarif } from '../../src/report/sarif.js';
+import { report } from './sample-report.js';
+import { sarifProblems } from './sarif-structure.js';
+
+const render = (r: RunReport, all = false) =>
+  JSON.parse(JSON.stringify(toSarif(r, { color: false, evidence: 'summary', all }))) as Record<
+    string,
+    any // eslint-disable-line @typescript-eslint/no-explicit-any -- a parsed log, walked by the test
+  >;
+
+describe('the SARIF reporter', () => {
+  it('writes a structurally valid SARIF 2.1.0 log, with and without --all', () => {
+    for (const all of [false, true]) {
+      const log = render(report, all);
+      expect(log.$schema).toBe(SARIF_SCHEMA);
+      expect(log.version).toBe('2.1.0');
+      expect(sarifProblems(log)).toEqual([]);
+    }
+  });
+
+  it('takes its rules from the probe registry, once per id, even when a probe ran twice', () => {
+    const twice: RunReport = { ...report, probes: [...report.probes, report.probes[0]!] };
+    const rules = render(twice).runs[0].tool.driver.rules as {
+      id: string;
+      help: { text: string };
+    }[];
+    expect(rules.map((r) => r.id)).toEqual([...new Set(report.probes.map((p) => p.id))]);
+    for (const rule of rules) {
+      expect(rule.help.text).toBe(PROBES.find((p) => p.id === rule.id)?.rationale);
+    }
+  });
+
+  it('emits confirmed as kind fail with the level of its severity, errored as kind open and a notification', () => {
+    const run = render(report).runs[0];
+    const byRule = Object.fromEntries(
+      (run.results as { ruleId: string }[]).map((r) => [r.ruleId, r]),
+    );
+    expect(Object.keys(byRule).sort()).toEqual(['state/replay-principal', 'state/tamper']);
+    expect(byRule['state/tamper']).toMatchObject({ kind: 'fail', level: 'error' });
+    expect(byRule['state/replay-principal']).toMatchObject({ kind: 'open', level: 'none' });
+    const invocation = run.invocations[0];
+    expect(invocation.executionSuccessful).toBe(false);
+    expect(invocation.toolExecutionNotifications).toEqual([
+      {
+        level: 'error',
+        message: { text: 'state/replay-principal errored: control bOwnFlowAccepted did not hold' },
+        associatedRule: { id: 'state/replay-principal', index: 3 },
+      },
+    ]);
+  });
+
+  it('adds refuted as kind pass and skipped as kind notApplicable only with --all', () => {
+    const kinds = (all: boolean) =>
+      Object.fromEntries(
+        (render(report, all).runs[0].results as { ruleId: string; kind: string }[]).map((r) => [
+          r.ruleId,
+          r.kind,
+        ]),
+      );
+    expect(kinds(false)).not.toHaveProperty('state/replay-request');
+    expect(kinds(true)).toEqual({
+      'state/tamper': 'fail',
+      'state/replay-request': 'pass',
+      'handle/cross-principal': 'notApplicable',
+      'state/replay-principal': 'open',
+    });
+  });
+
+  it('names a target problem in a notification and marks the run unsuccessful', () => {
+    const problem: RunReport = {
+      ...report,
+      problem: 'the target did not answer',
+      probes: report.probes.map((p) => ({ ...p, verdict: 'refuted' as const })),
+    };
+    const invocation = render(problem).runs[0].invocations[0];
+    expect(invocation.executionSuccessful).toBe(false);
+    expect(invocation.toolExecutionNotifications[0].message.text).toContain(
+      'the target did not answer',
+    );
+    const clean: RunReport = { ...problem, problem: undefined } as unknown as RunReport;
+    delete (clean as { problem?: string }).problem;
+    expect(render(clean).runs[0].invocations[0].executionSuccessful).toBe(true);
+    expect(render(clean).runs[0].results).toEqual([]);
+  });
+
+  it('gives each result a fingerprint stable for its probe and target, and evidence as asked', () => {
+    const first = render(report).runs[0].results[0];
+    const again = render(report).runs[0].results[0];
+    expect(first.partialFingerprints).toEqual(again.partialFingerprints);
+    const other = render({ ...report, target: { kind: 'http', display: 'http://x/mcp' } });
+    expect(other.runs[0].results[0].partialFingerprints).not.toEqual(first.partialFingerprints);
+    expect(first.properties.evidence[0]).toMatch(/^\[A\] tools\/call transfer/);
+    const none = toSarif(report, { color: false, evidence: 'none' }).runs[0]?.results?.[0];
+    expect(none?.properties).not.toHaveProperty('evidence');
+  });
+
+  it('is caught by the structure check when a required field is missing or contradicts another', () => {
+    const log = render(report);
+    log.runs[0].results[1].level = 'error';
+    delete log.runs[0].invocations[0].executionSuccessful;
+    log.runs[0].results[0].ruleIndex = 2;
+    expect(sarifProblems(log)).toEqual([
+      'runs[0].results[0].ruleIndex 2 names rule handle/cross-principal, not state/tamper',
+      'runs[0].results[1]: level error with kind open (must be none)',
+      'runs[0].invocations[0].executionSuccessful must be a boolean',
+    ]);
+  });
+});
