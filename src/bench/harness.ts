@@ -4,9 +4,16 @@
  *
  * Contenders of one comparison run in alternating short rounds rather than one after the other, and
  * the median round counts. On a shared two-core machine a neighbour's burst then lands on every
- * contender alike instead of skewing whichever happened to run during it.
+ * contender alike instead of skewing whichever happened to run during it. Ratios are taken round by
+ * round (a contender's round against the other's in the same round, milliseconds apart), and their
+ * median and interquartile range are reported, so load that drifts during the run cancels out. The
+ * order reverses every round, so no contender always runs first. A suite may count CPU time instead
+ * of elapsed time (`clock: 'cpu'`): a neighbour holding the core then shortens a round instead of
+ * inflating it. With `--expose-gc`, the young generation is collected before every timed run, so
+ * one contender's garbage is never collected on another's clock.
  */
 import { performance } from 'node:perf_hooks';
+import { cpuUsage } from 'node:process';
 
 /** One operation under measurement. It may return a promise; it is then awaited, one at a time. */
 export interface Contender {
@@ -17,11 +24,24 @@ export interface Contender {
 /** What one contender measured. */
 export interface Measurement {
   readonly label: string;
-  /** Median nanoseconds per operation over the rounds. */
+  /** Median nanoseconds per operation over the rounds, by the budget's clock. */
   readonly nsPerOp: number;
+  /** Median elapsed nanoseconds per operation, whatever the budget's clock. */
+  readonly wallNsPerOp: number;
   readonly opsPerSec: number;
   /** Operations run across all timed rounds. */
   readonly iterations: number;
+  /** Nanoseconds per operation of each timed round (budget's clock), in round order. */
+  readonly samples: readonly number[];
+}
+
+/** A ratio taken round by round: its median and interquartile range. */
+export interface RatioStats {
+  readonly median: number;
+  /** First quartile of the per-round ratios. */
+  readonly low: number;
+  /** Third quartile of the per-round ratios. */
+  readonly high: number;
 }
 
 /** How long to warm up and measure. */
@@ -30,8 +50,15 @@ export interface Budget {
   readonly warmupMs: number;
   /** Timed rounds per contender, interleaved. */
   readonly rounds: number;
-  /** Length of one timed round. */
+  /** Length of one timed round (wall clock). */
   readonly roundMs: number;
+  /**
+   * What `nsPerOp` and the ratios count. `wall` (default): elapsed time, what a caller waits,
+   * including waits on other processes (Redis) and threads. `cpu`: this process's CPU time (user +
+   * system, every thread), which a neighbour holding the core cannot inflate: the steadier measure
+   * for synchronous work on a shared machine.
+   */
+  readonly clock?: 'wall' | 'cpu';
 }
 
 /** The budget suites use unless they have a reason not to; main.ts may scale it. */
@@ -45,10 +72,21 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   );
 }
 
-/** Run `op` for about `ms` milliseconds; returns [operations, elapsed ns]. */
-async function runFor(op: () => unknown, async: boolean, ms: number): Promise<[number, number]> {
+/** CPU time this process has used, in nanoseconds (user + system, every thread). */
+function cpuNs(): number {
+  const { user, system } = cpuUsage();
+  return (user + system) * 1e3;
+}
+
+/** Run `op` for about `ms` milliseconds of wall time; returns [operations, CPU ns, wall ns]. */
+async function runFor(
+  op: () => unknown,
+  async: boolean,
+  ms: number,
+): Promise<[number, number, number]> {
   const start = performance.now();
   const end = start + ms;
+  const cpuStart = cpuNs();
   let count = 0;
   let now = start;
   // Sync operations run in batches so that reading the clock costs nothing measurable.
@@ -62,15 +100,45 @@ async function runFor(op: () => unknown, async: boolean, ms: number): Promise<[n
     count += batch;
     now = performance.now();
   }
-  return [count, (now - start) * 1e6];
+  return [count, cpuNs() - cpuStart, (now - start) * 1e6];
+}
+
+/** The `q` quantile (0…1) of values, interpolating between neighbours. */
+function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (sorted.length - 1) * q;
+  const below = Math.floor(at);
+  const lower = sorted[below] as number;
+  const upper = sorted[Math.min(below + 1, sorted.length - 1)] as number;
+  return lower + (upper - lower) * (at - below);
 }
 
 function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return quantile(values, 0.5);
+}
+
+/** `a`'s time over `b`'s, round by round (both from the same `compare`). */
+export function pairedRatio(a: Measurement, b: Measurement): RatioStats {
+  if (a.samples.length !== b.samples.length || a.samples.length === 0) {
+    throw new RangeError('pairedRatio needs measurements from the same comparison');
+  }
+  const ratios = a.samples.map((ns, i) => ns / (b.samples[i] as number));
+  return { median: median(ratios), low: quantile(ratios, 0.25), high: quantile(ratios, 0.75) };
+}
+
+type Collector = (options?: { type: 'minor' | 'major' }) => void;
+const exposedGc = (globalThis as { gc?: unknown }).gc;
+
+/** Whether the harness collects garbage between timed runs (`node --expose-gc`). */
+export const COLLECTS_GARBAGE = typeof exposedGc === 'function';
+
+/**
+ * Collect garbage when Node runs with `--expose-gc`, else do nothing. A minor collection empties
+ * the young generation, where an operation's garbage lives, in a fraction of a millisecond; a
+ * major one (tens of milliseconds with the SDK loaded) is kept for once per comparison.
+ */
+function collect(type: 'minor' | 'major'): void {
+  if (COLLECTS_GARBAGE) (exposedGc as Collector)({ type });
 }
 
 /** Measure contenders side by side: warm each up, then interleave the timed rounds. */
@@ -84,17 +152,31 @@ export async function compare(
     await runFor(c.op, asyncFlags[i] as boolean, budget.warmupMs);
   }
   const samples = contenders.map(() => [] as number[]);
+  const wallSamples = contenders.map(() => [] as number[]);
   const totals = contenders.map(() => 0);
+  const forward = [...contenders.keys()];
+  const backward = [...forward].reverse();
+  collect('major');
   for (let round = 0; round < budget.rounds; round++) {
-    for (const [i, c] of contenders.entries()) {
-      const [ops, ns] = await runFor(c.op, asyncFlags[i] as boolean, budget.roundMs);
-      (samples[i] as number[]).push(ns / ops);
+    for (const i of round % 2 === 0 ? forward : backward) {
+      collect('minor');
+      const c = contenders[i] as Contender;
+      const [ops, cpu, wall] = await runFor(c.op, asyncFlags[i] as boolean, budget.roundMs);
+      (samples[i] as number[]).push((budget.clock === 'cpu' ? cpu : wall) / ops);
+      (wallSamples[i] as number[]).push(wall / ops);
       totals[i] = (totals[i] as number) + ops;
     }
   }
   return contenders.map((c, i) => {
     const nsPerOp = median(samples[i] as number[]);
-    return { label: c.label, nsPerOp, opsPerSec: 1e9 / nsPerOp, iterations: totals[i] as number };
+    return {
+      label: c.label,
+      nsPerOp,
+      wallNsPerOp: median(wallSamples[i] as number[]),
+      opsPerSec: 1e9 / nsPerOp,
+      iterations: totals[i] as number,
+      samples: samples[i] as number[],
+    };
   });
 }
 
@@ -142,6 +224,11 @@ export function formatCount(n: number): string {
 /** Format a ratio, e.g. `1.31×`. */
 export function formatRatio(r: number): string {
   return `${r.toFixed(2)}×`;
+}
+
+/** Format a ratio's interquartile range, e.g. `1.27–1.36`. */
+export function formatSpread(r: RatioStats): string {
+  return `${r.low.toFixed(2)}–${r.high.toFixed(2)}`;
 }
 
 /** Render a table as aligned plain text: first column left-aligned, the others right-aligned. */

@@ -1,12 +1,18 @@
 /**
  * `npm run bench`: runs the registered suites and prints their tables and target checks.
  *
- *     node dist/bench/main.js [suite-name …]
+ *     node --expose-gc dist/bench/main.js [suite-name …]
  *
  * Timings never gate a test; they live here, as ratios against a baseline measured in the same run.
  * Exit code 0 whether or not a target was met (a busy machine is not a regression); 2 on bad usage.
  */
-import { DEFAULT_BUDGET, renderChecks, renderTable, type BenchSuite } from './harness.js';
+import {
+  COLLECTS_GARBAGE,
+  DEFAULT_BUDGET,
+  renderChecks,
+  renderTable,
+  type BenchSuite,
+} from './harness.js';
 import { handlesSuite } from './suites/handles.js';
 import { redisLedgerSuite } from './suites/redis-ledger.js';
 import { requestStateSuite } from './suites/request-state.js';
@@ -22,7 +28,8 @@ async function main(argv: readonly string[]): Promise<number> {
     return 2;
   }
   const selected = argv.length > 0 ? SUITES.filter((s) => argv.includes(s.name)) : SUITES;
-  console.log(`node ${process.version} · ${process.platform}/${process.arch}`);
+  const gc = COLLECTS_GARBAGE ? 'heap collected before every timed run' : 'run with --expose-gc';
+  console.log(`node ${process.version} · ${process.platform}/${process.arch} · ${gc}`);
   for (const suite of selected) {
     const started = Date.now();
     console.log(`\n== ${suite.name}: ${suite.summary}\n`);

@@ -57,6 +57,31 @@ function lowLevel(server: GuardableServer): Server {
   return low;
 }
 
+/** Which `McpServer` capability registers the handler of a guarded method. */
+const FAMILY: Record<GuardedMethod, string> = {
+  'tools/call': 'tools',
+  'prompts/get': 'prompts',
+  'resources/read': 'resources',
+};
+
+/**
+ * What to do when a guarded method already has a handler. There is no supported way to wrap a
+ * handler the SDK has stored: it is kept already wrapped in the SDK's own request validation and
+ * input-required checks, so wrapping it again would run those twice, the inner ones on plaintext.
+ * The handler has to be registered after `protect()` instead.
+ */
+function alreadyRegistered(method: GuardedMethod): string {
+  const family = FAMILY[method];
+  return (
+    `protect() must run before the server has a ${method} handler. McpServer registers it with ` +
+    `the first ${family.slice(0, -1)}, and at once when constructed with capabilities.${family}. ` +
+    `Create the server without capabilities.${family}, call guard.protect(server), then register ` +
+    `${family}: McpServer declares the capability itself. To declare it before any is registered ` +
+    `(or to set listChanged), call server.server.registerCapabilities({ ${family}: {…} }) after ` +
+    `protect().`
+  );
+}
+
 function bindingOf(method: GuardedMethod, params: Params): Omit<StateBinding, 'principal'> {
   if (method === 'resources/read') {
     return { method, name: typeof params?.['uri'] === 'string' ? params['uri'] : undefined };
@@ -180,9 +205,7 @@ export function createStateGuard(options: StateGuardOptions): StateGuard {
           low.assertCanSetRequestHandler(method);
         } catch {
           // An unwrapped handler would pass sealed tokens to the handler and plaintext to the client.
-          throw new TypeError(
-            `protect() must run before tools, prompts or resources are registered (found ${method})`,
-          );
+          throw new TypeError(alreadyRegistered(method));
         }
       }
       const original = low.setRequestHandler.bind(low) as SetRequestHandler;

@@ -37,8 +37,22 @@ export function principalFromAuthInfo(authInfo: AuthInfo | undefined): Principal
   return { clientId, issuer, subject };
 }
 
-/** The default HTTP resolver: the principal of `ctx.http.authInfo`, if the request was verified. */
-export const httpPrincipal: PrincipalResolver = (ctx) => principalFromAuthInfo(ctx.http?.authInfo);
+/**
+ * The default HTTP resolver: the principal of `ctx.http.authInfo` if the request was verified, none if
+ * it was not. A verified token that names no client, issuer or subject throws (the guard answers
+ * `-32603`): sealing for nobody would let every holder of a valid token replay every other user's
+ * state, so a verifier that fills none of those fields is a configuration error, not an anonymous
+ * request.
+ */
+export const httpPrincipal: PrincipalResolver = (ctx) => {
+  const authInfo = ctx.http?.authInfo;
+  if (authInfo === undefined) return undefined;
+  const principal = principalFromAuthInfo(authInfo);
+  if (principal === undefined) {
+    throw new TypeError('the verified access token names no client id, issuer or subject');
+  }
+  return principal;
+};
 
 /** The default stdio resolver: no principal. */
 export const noPrincipal: PrincipalResolver = () => undefined;

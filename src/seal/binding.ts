@@ -1,7 +1,6 @@
 /**
  * What a sealed value is bound to, and the canonical forms those bindings are compared in.
  */
-import * as crypto from 'node:crypto';
 import canonicalize from 'canonicalize';
 
 /** The authenticated party: a plain id, or the verified parts of an OAuth access token. */
@@ -31,21 +30,4 @@ export function canonicalJson(value: unknown): string {
   }
   if (text === undefined) throw new TypeError('value is not representable as JSON');
   return text;
-}
-
-// One-shot `crypto.hash` (Node ≥ 20.12) skips the Hash object and is about twice as fast for the
-// short texts digested here; older Node 20 releases fall back to `createHash`. A namespace import,
-// because a named import of a missing export would fail to link on those releases.
-const oneShot = (crypto as { hash?: typeof crypto.hash }).hash;
-const sha256: (text: string) => Buffer =
-  typeof oneShot === 'function'
-    ? (text) => oneShot('sha256', text, 'buffer')
-    : (text) => crypto.createHash('sha256').update(text, 'utf8').digest();
-
-// Tools called without arguments are common; their digest never changes. Shared: never mutate it.
-const EMPTY_DIGEST = sha256('{}');
-
-/** SHA-256 of the canonical JSON of a value; absent (`undefined`/`null`) arguments digest as `{}`. */
-export function jsonDigest(value: unknown): Buffer {
-  return value === undefined || value === null ? EMPTY_DIGEST : sha256(canonicalJson(value));
 }

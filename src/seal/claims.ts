@@ -68,17 +68,40 @@ export function encodeClaims(claims: RawClaims, stateJson: string): Buffer {
   if (principalTag) at += fixed(principalTag, PRINCIPAL_TAG_BYTES, out, at);
   if (questionDigest) at += fixed(questionDigest, DIGEST_BYTES, out, at);
   at = out.writeUInt8(audLen, at);
-  at += out.write(claims.audience, at, 'utf8');
+  at += writeText(out, claims.audience, at);
   at = out.writeUInt8(methodLen, at);
-  at += out.write(claims.method, at, 'utf8');
+  at += writeText(out, claims.method, at);
   if (claims.name !== undefined) {
     at = out.writeUInt16BE(nameLen, at);
-    at += out.write(claims.name, at, 'utf8');
+    at += writeText(out, claims.name, at);
   }
-  at += out.write(stateJson, at, 'utf8');
+  at += writeText(out, stateJson, at);
   // allocUnsafe: every byte must have been written, or old heap memory would be sealed.
   if (at !== size) throw new Error('claims layout is inconsistent');
   return out;
+}
+
+/** Strings up to this many characters are written by {@link writeText}'s loop when ASCII. */
+const SHORT_TEXT = 128;
+
+/**
+ * Write a string as UTF-8 at `at` and return the bytes written. A short ASCII string is copied by a
+ * loop: for a few dozen bytes, a call into the native encoder costs more than the copy (UTF-8 of a
+ * code unit below 0x80 is that byte). Anything else goes to the native encoder, which rewrites the
+ * whole string from `at`.
+ */
+function writeText(out: Buffer, text: string, at: number): number {
+  const n = text.length;
+  if (n <= SHORT_TEXT) {
+    let i = 0;
+    for (; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c > 0x7f) break;
+      out[at + i] = c;
+    }
+    if (i === n) return n;
+  }
+  return out.write(text, at, 'utf8');
 }
 
 /** Copy a fixed-size field; a wrong size is a bug, never silently truncated or padded. */

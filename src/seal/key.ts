@@ -24,6 +24,8 @@ export type KeyPurpose = 'requestState' | 'handle';
 export interface DerivedKey {
   /** Identifies the secret inside a token, so opening costs no trial decryptions. */
   readonly kid: Buffer;
+  /** The key id in hex, as `open` reports it. */
+  readonly kidHex: string;
   /** AES-256-GCM key. */
   readonly enc: Buffer;
   /** HMAC-SHA256 key for principal tags. */
@@ -69,9 +71,11 @@ export function createKeyRing(keys: KeysInput, purpose: KeyPurpose): KeyRing {
   const byKid = new Map<number, DerivedKey>();
   const all = list.map((key, index) => {
     const secret = toSecret(key, index);
+    // The key id is purpose-independent: it names the secret, not the sub-key.
+    const kid = derive(secret, 'stateguard kid', KID_BYTES);
     const derived: DerivedKey = {
-      // The key id is purpose-independent: it names the secret, not the sub-key.
-      kid: derive(secret, 'stateguard kid', KID_BYTES),
+      kid,
+      kidHex: kid.toString('hex'),
       enc: derive(secret, `stateguard ${purpose} enc`, 32),
       tag: derive(secret, `stateguard ${purpose} principal`, 32),
     };

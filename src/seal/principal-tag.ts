@@ -25,6 +25,28 @@ function field(value: string | undefined): string {
   return value === undefined ? '-' : `${value.length}:${value}`;
 }
 
+/** The three fields of an object principal, read once. */
+type Fields = readonly [clientId: unknown, issuer: unknown, subject: unknown];
+
+/** The text of an object principal's fields (see {@link principalTagText}). */
+function fieldsText([clientId, issuer, subject]: Fields): string | undefined {
+  if (clientId === undefined && issuer === undefined && subject === undefined) return undefined;
+  if (
+    (clientId === undefined || typeof clientId === 'string') &&
+    (issuer === undefined || typeof issuer === 'string') &&
+    (subject === undefined || typeof subject === 'string')
+  ) {
+    return `o${field(clientId)}${field(issuer)}${field(subject)}`;
+  }
+  return `j${canonicalJson({ clientId, issuer, subject })}`;
+}
+
+/** Read an object principal's fields once (a getter is never asked twice), or throw for a non-object. */
+function fieldsOf(principal: object): Fields {
+  const { clientId, issuer, subject } = principal as Record<string, unknown>;
+  return [clientId, issuer, subject];
+}
+
 /**
  * The text a principal is tagged as, or `undefined` for no principal. Injective: a string (`s…`) and
  * an object (`o…`) never collide, nor do two objects, whatever their field order. An object with no
@@ -37,26 +59,61 @@ export function principalTagText(principal: Principal | undefined): string | und
   if (typeof principal !== 'object' || principal === null) {
     throw new TypeError(`principal must be a string or an object, got ${typeof principal}`);
   }
-  const { clientId, issuer, subject } = principal;
-  if (clientId === undefined && issuer === undefined && subject === undefined) return undefined;
-  if (
-    (clientId === undefined || typeof clientId === 'string') &&
-    (issuer === undefined || typeof issuer === 'string') &&
-    (subject === undefined || typeof subject === 'string')
-  ) {
-    return `o${field(clientId)}${field(issuer)}${field(subject)}`;
-  }
-  return `j${canonicalJson({ clientId, issuer, subject })}`;
+  return fieldsText(fieldsOf(principal));
 }
 
 /** Create a tagger that remembers the tags of up to `limit` recent principals per key. */
 export function createPrincipalTagger(tagBytes: number, limit = DEFAULT_LIMIT): PrincipalTagger {
   const memos = new WeakMap<DerivedKey, Memo<Buffer>>();
-  return (key, principal) => {
-    const text = principalTagText(principal);
-    if (text === undefined) return undefined;
+  // The last principal tagged, field by field, in front of the memo: the rounds of a flow present
+  // the same principal again, and comparing three strings is cheaper than building and hashing its
+  // text. Only strings and `undefined` are kept, and `===` on them compares values, so a hit is
+  // exactly the principal whose tag this is.
+  let lastKey: DerivedKey | undefined;
+  let lastString: string | undefined;
+  let lastFields: Fields | undefined;
+  let lastTag: Buffer | undefined;
+
+  const tagOf = (key: DerivedKey, text: string): Buffer => {
     let memo = memos.get(key);
     if (memo === undefined) memos.set(key, (memo = createMemo(limit)));
     return memo.get(text, () => keyedTag(key.tag, text, tagBytes));
+  };
+
+  return (key, principal) => {
+    if (principal === undefined) return undefined;
+    if (typeof principal === 'string') {
+      if (key === lastKey && principal === lastString && lastTag !== undefined) return lastTag;
+      const tag = tagOf(key, `s${principal}`);
+      lastKey = key;
+      lastString = principal;
+      lastFields = undefined;
+      lastTag = tag;
+      return tag;
+    }
+    if (typeof principal !== 'object' || principal === null) {
+      throw new TypeError(`principal must be a string or an object, got ${typeof principal}`);
+    }
+    const fields = fieldsOf(principal);
+    if (
+      key === lastKey &&
+      lastFields !== undefined &&
+      lastTag !== undefined &&
+      fields[0] === lastFields[0] &&
+      fields[1] === lastFields[1] &&
+      fields[2] === lastFields[2]
+    ) {
+      return lastTag;
+    }
+    const text = fieldsText(fields);
+    if (text === undefined) return undefined;
+    const tag = tagOf(key, text);
+    // Only an `o…` text (every field a string or absent) may be matched by `===` next time: an
+    // object field compares by identity, and its content could have changed since.
+    lastKey = key;
+    lastString = undefined;
+    lastFields = text[0] === 'o' ? fields : undefined;
+    lastTag = tag;
+    return tag;
   };
 }

@@ -4,12 +4,11 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { StateRejectedError, type StateRejection } from '../errors.js';
-import { encodeBase64url } from './base64url.js';
-import { jsonDigest, type StateBinding } from './binding.js';
+import type { StateBinding } from './binding.js';
 import { decodeClaims, encodeClaims, JTI_BYTES, PRINCIPAL_TAG_BYTES } from './claims.js';
+import { createDigester } from './digest.js';
 import { IV_BYTES, openEnvelope, sealEnvelope } from './envelope.js';
 import { createKeyRing, type KeysInput } from './key.js';
-import { createMemo } from './memo.js';
 import { createPrincipalTagger } from './principal-tag.js';
 import { createRandomPool, type RandomSource } from './random-pool.js';
 
@@ -84,30 +83,6 @@ function readClock(now: () => number): number | undefined {
   return Number.isFinite(at) && at >= 0 && at <= MAX_TIME ? at : undefined;
 }
 
-/** How many argument and question digests a sealer remembers. */
-const DIGEST_MEMO_LIMIT = 512;
-
-/**
- * The canonical digest of a value, remembered by the value's plain JSON text: equal JSON text means
- * an equal canonical form, so a remembered digest is the one a recomputation would give. The one
- * exception is JSON.stringify writing NaN and ±Infinity as `null` where canonical JSON refuses them,
- * so a text containing `null` is never remembered and always takes the canonical road.
- */
-function createDigester(): (value: unknown) => Buffer {
-  const memo = createMemo<Buffer>(DIGEST_MEMO_LIMIT);
-  return (value) => {
-    if (value === undefined || value === null) return jsonDigest(value);
-    let text: string | undefined;
-    try {
-      text = JSON.stringify(value);
-    } catch {
-      text = undefined;
-    }
-    if (text === undefined || text.includes('null')) return jsonDigest(value);
-    return memo.get(text, () => jsonDigest(value));
-  };
-}
-
 /** Constant-time equality of two optional tags; presence must match too (fail closed on drift). */
 function sameTag(a: Buffer | undefined, b: Buffer | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
@@ -138,7 +113,9 @@ export function createStateSealerWith(
   if (typeof now !== 'function') throw new TypeError(`now must be a function, got ${typeof now}`);
 
   const principalTag = createPrincipalTagger(PRINCIPAL_TAG_BYTES);
-  const digest = createDigester();
+  // One digester each: arguments and questions alternate within a round, and each keeps its last.
+  const argsDigest = createDigester();
+  const questionDigest = createDigester();
   const reject = (reason: StateRejection): never => {
     throw new StateRejectedError(reason);
   };
@@ -146,6 +123,9 @@ export function createStateSealerWith(
   return {
     seal(state, binding, sealOptions) {
       if (typeof binding?.method !== 'string') throw new TypeError('binding.method is required');
+      if (binding.name !== undefined && typeof binding.name !== 'string') {
+        throw new TypeError(`binding.name must be a string, got ${typeof binding.name}`);
+      }
       let stateJson: string | undefined;
       try {
         stateJson = JSON.stringify(state);
@@ -172,9 +152,10 @@ export function createStateSealerWith(
           expiresAt: Math.min(issuedAt + ttlMs, flowExpiresAt),
           flowExpiresAt,
           tokenId: random.subarray(0, JTI_BYTES),
-          argsDigest: digest(binding.args),
+          argsDigest: argsDigest(binding.args),
           principalTag: principalTag(ring.primary, binding.principal),
-          questionDigest: binding.question === undefined ? undefined : digest(binding.question),
+          questionDigest:
+            binding.question === undefined ? undefined : questionDigest(binding.question),
           audience,
           method: binding.method,
           name: binding.name,
@@ -202,11 +183,12 @@ export function createStateSealerWith(
       if (!sameTag(claims.principalTag, principalTag(opened.key, binding.principal))) {
         return reject('principal');
       }
-      const question = binding.question === undefined ? undefined : digest(binding.question);
+      const question =
+        binding.question === undefined ? undefined : questionDigest(binding.question);
       if (
         claims.method !== binding.method ||
         claims.name !== binding.name ||
-        !sameTag(claims.argsDigest, digest(binding.args)) ||
+        !sameTag(claims.argsDigest, argsDigest(binding.args)) ||
         !sameTag(claims.questionDigest, question)
       ) {
         return reject('request');
@@ -220,14 +202,14 @@ export function createStateSealerWith(
       return {
         state,
         claims: {
-          tokenId: encodeBase64url(claims.tokenId),
+          tokenId: claims.tokenId.toString('base64url'),
           issuedAt: claims.issuedAt,
           expiresAt: claims.expiresAt,
           flowExpiresAt: claims.flowExpiresAt,
           audience: claims.audience,
           method: claims.method,
           name: claims.name,
-          keyId: opened.key.kid.toString('hex'),
+          keyId: opened.key.kidHex,
         },
       };
     },

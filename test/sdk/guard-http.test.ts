@@ -292,6 +292,75 @@ describe('a state presented for another request over HTTP', () => {
   });
 });
 
+describe('states that never open over HTTP, whatever their content', () => {
+  it('refuses an oversized token before decoding it, running no handler', async () => {
+    main.calls.length = 0;
+    const retry = await createReport(alice, { requestState: `v1.${'A'.repeat(9_000)}` });
+    expect(retry).toMatchObject(REFUSED);
+    expect(main.calls).toEqual([]);
+    expect(main.rejections).toEqual(['too-large']);
+  });
+
+  it('refuses every re-encoding of a valid token as "malformed"', async () => {
+    const state = stateOf(await createReport(alice));
+    const body = state.slice(3);
+    const respellings = [
+      `${state}=`,
+      `${state}\n`,
+      ` ${state}`,
+      `v1.${body.replaceAll('-', '+').replaceAll('_', '/')}`,
+      `V1.${body}`,
+    ].filter((t) => t !== state);
+    // At least padding, whitespace and the prefix; the alphabet swap only if the body has - or _.
+    expect(respellings.length).toBeGreaterThanOrEqual(4);
+    main.calls.length = 0;
+    for (const requestState of respellings) {
+      expect(await createReport(alice, { requestState })).toMatchObject(REFUSED);
+    }
+    expect(main.calls).toEqual([]);
+    expect(main.rejections).toEqual(respellings.map(() => 'malformed'));
+    // The canonical spelling still opens.
+    const retry = await createReport(alice, {
+      requestState: state,
+      inputResponses: answer('dataset', 'sales'),
+    });
+    expect(questionsOf(retry)).toEqual(['pick_range']);
+  });
+});
+
+describe('key rotation over HTTP: [old, new] → [new, old] → [new]', () => {
+  it('loses no flow in flight until the last phase, which refuses old tokens as "unknown-key"', async () => {
+    const OLD = randomBytes(32);
+    const NEW = randomBytes(32);
+    const phase1 = await instance({ keys: [OLD, NEW] });
+    const phase2 = await instance({ keys: [NEW, OLD] });
+    const phase3 = await instance({ keys: [NEW] });
+    // One flow crosses the rollout: round 1 on phase 1, round 2 on phase 2, round 3 on phase 3.
+    const round1 = stateOf(await createReport(await client(phase1)));
+    const round2 = await createReport(await client(phase2), {
+      requestState: round1,
+      inputResponses: answer('dataset', 'sales'),
+    });
+    expect(questionsOf(round2)).toEqual(['pick_range']);
+    const round3 = await createReport(await client(phase3), {
+      requestState: stateOf(round2),
+      inputResponses: answer('range', 'Q3'),
+    });
+    expect(textOf(round3)).toBe('Report "Q3 review" on sales for Q3 created.');
+    // A round-1 token (sealed with the old key) still held by a slow client: the only casualty.
+    const stale = stateOf(await createReport(await client(phase1)));
+    const phase2Client = await client(phase2);
+    expect(questionsOf(await createReport(phase2Client, { requestState: stale }))).toEqual([
+      'pick_dataset',
+    ]);
+    expect(await createReport(await client(phase3), { requestState: stale })).toMatchObject(
+      REFUSED,
+    );
+    expect(phase3.rejections).toEqual(['unknown-key']);
+    expect(phase3.created()).toBe(1);
+  });
+});
+
 describe('prompts/get is guarded like tools/call', () => {
   it('seals the prompt state and accepts its own echo', async () => {
     const first = await attempt(alice, 'prompts/get', { name: 'report_brief' });

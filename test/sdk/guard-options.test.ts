@@ -10,9 +10,11 @@ import {
   inputRequired,
   McpServer,
   Server,
+  type CallToolResult,
+  type OAuthTokenVerifier,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StateRejection } from '../../src/errors.js';
 import { createReportHttpListener, demoVerifier } from '../../src/examples/http.js';
 import { createMemoryLedger } from '../../src/ledger/memory.js';
@@ -176,7 +178,7 @@ describe('protect()', () => {
   it('refuses a server whose tools are already registered', () => {
     const server = new McpServer({ name: 'late', version: '1.0.0' });
     server.registerTool('t', { description: 't' }, async () => ({ content: [] }));
-    expect(() => guard.protect(server)).toThrow(/before tools/);
+    expect(() => guard.protect(server)).toThrow(/before the server has a tools\/call handler/);
   });
 
   it('returns the same server, and protecting twice with the same guard is harmless', () => {
@@ -193,6 +195,62 @@ describe('protect()', () => {
 
   it('refuses something that is not a server', () => {
     expect(() => guard.protect({} as McpServer)).toThrow(TypeError);
+  });
+
+  it.each(['tools', 'prompts', 'resources'])(
+    'refuses an McpServer constructed with capabilities.%s, and says what to do instead',
+    (family) => {
+      const server = new McpServer(
+        { name: 'eager', version: '1.0.0' },
+        { capabilities: { [family]: {} } },
+      );
+      let error: unknown;
+      try {
+        guard.protect(server);
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(TypeError);
+      const message = String((error as Error).message);
+      expect(message).toContain(`without capabilities.${family}`);
+      expect(message).toContain('call guard.protect(server), then register');
+      expect(message).toContain(`server.server.registerCapabilities({ ${family}: {…} })`);
+      // Not half-guarded either: a second attempt is refused again, never taken as already done.
+      expect(() => guard.protect(server)).toThrow(TypeError);
+    },
+  );
+});
+
+describe('capabilities declared after protect(), as the refusal advises', () => {
+  it('keep the declared options and a guarded flow', async () => {
+    const guard = createStateGuard({ transport: 'http', audience: 'declared', keys: KEY });
+    let capabilities: unknown;
+    const build = () => {
+      const server = guard.protect(new McpServer({ name: 'declared', version: '1.0.0' }));
+      server.server.registerCapabilities({ tools: { listChanged: false } });
+      server.registerTool('ask', { description: 'asks once' }, async (ctx) => {
+        const state = ctx.mcpReq.requestState<string>();
+        if (state === undefined) return inputRequired({ requestState: 'asked-once' });
+        return { content: [{ type: 'text' as const, text: state }] };
+      });
+      capabilities = server.server.getCapabilities();
+      return server;
+    };
+    const http = await startHttp(toNodeHandler(createMcpHandler(build)));
+    running.push(http);
+    const client = await connectHttp(`${http.url}/mcp`);
+    clients.push(client);
+    const first = await attempt(client, 'tools/call', { name: 'ask', arguments: {} });
+    const token = stateOf(first);
+    expect(token).toMatch(/^v1\./);
+    expect(token).not.toContain('asked-once');
+    const second = await attempt(client, 'tools/call', {
+      name: 'ask',
+      arguments: {},
+      requestState: token,
+    });
+    expect(textOf(second)).toBe('asked-once');
+    expect(capabilities).toMatchObject({ tools: { listChanged: false } });
   });
 });
 
@@ -223,5 +281,152 @@ describe('a low-level Server', () => {
     const second = await attempt(client, 'tools/call', { ...params, requestState: token });
     expect(textOf(second)).toBe('count=1');
     expect(seen).toEqual([undefined, 'count=1']);
+  });
+});
+
+describe('the principal a guard binds', () => {
+  /** A verifier whose tokens are `<client>:<subject>`, as an OAuth server with shared clients. */
+  const sharedClients: OAuthTokenVerifier = {
+    async verifyAccessToken(token) {
+      // `nobody`: a token this verifier accepts but fills in no identity for (a misconfiguration).
+      const [clientId = '', subject] = token === 'nobody' ? [''] : token.split(':');
+      return {
+        token,
+        clientId,
+        scopes: [],
+        expiresAt: Math.floor(Date.now() / 1000) + 3600,
+        extra: subject === undefined ? {} : { sub: subject, iss: 'https://issuer.example' },
+      };
+    },
+  };
+
+  async function serveWith(options: Partial<StateGuardOptions>) {
+    const rejections: StateRejection[] = [];
+    let calls = 0;
+    const guard = createStateGuard({
+      transport: 'http',
+      keys: [KEY],
+      audience: 'reports',
+      onReject: (event) => rejections.push(event.reason),
+      ...options,
+    });
+    const http = await startHttp(
+      createReportHttpListener({
+        guard,
+        verifier: sharedClients,
+        hooks: { onCall: () => calls++ },
+      }),
+    );
+    running.push(http);
+    const as = async (token: string) => {
+      const client = await connectHttp(`${http.url}/mcp`, token);
+      clients.push(client);
+      return client;
+    };
+    return { as, rejections, calls: () => calls };
+  }
+
+  it('is the token subject by default: a user of the same OAuth client cannot replay it', async () => {
+    const { as, rejections } = await serveWith({});
+    const state = stateOf(await createReport(await as('app:alice')));
+    expect(await createReport(await as('app:bob'), { requestState: state })).toMatchObject(REFUSED);
+    const retry = { requestState: state, inputResponses: answer('dataset', 'sales') };
+    expect(questionsOf(await createReport(await as('app:alice'), retry))).toEqual(['pick_range']);
+    expect(rejections).toEqual(['principal']);
+  });
+
+  it('comes from the resolver the server passes instead', async () => {
+    // This server binds the end user only, so the same user may continue from another client.
+    const { as } = await serveWith({
+      principal: (ctx) => ctx.http?.authInfo?.extra?.['sub'] as string | undefined,
+    });
+    const state = stateOf(await createReport(await as('web:alice')));
+    const retry = { requestState: state, inputResponses: answer('dataset', 'sales') };
+    expect(questionsOf(await createReport(await as('cli:alice'), retry))).toEqual(['pick_range']);
+    expect(await createReport(await as('web:bob'), retry)).toMatchObject(REFUSED);
+  });
+
+  it('refuses with -32603, running no handler, when a verified token names no one', async () => {
+    const { as, calls } = await serveWith({});
+    const outcome = await createReport(await as('nobody'));
+    expect(outcome).toMatchObject({ ok: false, code: -32603, message: 'Internal error' });
+    expect(calls()).toBe(0);
+  });
+
+  it('refuses with -32603, running no handler, when the resolver throws', async () => {
+    const { as, calls } = await serveWith({
+      principal: () => {
+        throw new Error('directory down: alice@example.com');
+      },
+    });
+    const outcome = await createReport(await as('app:alice'));
+    expect(outcome).toEqual({
+      ok: false,
+      code: -32603,
+      message: 'Internal error',
+      data: undefined,
+    });
+    expect(calls()).toBe(0);
+  });
+});
+
+describe('resources/read and states the guard cannot seal', () => {
+  const guard = createStateGuard({ transport: 'http', audience: 'docs', keys: KEY });
+  let reads = 0;
+  const build = () => {
+    const server = guard.protect(new McpServer({ name: 'docs', version: '1.0.0' }));
+    for (const uri of ['doc://a', 'doc://b']) {
+      server.registerResource(uri, uri, { mimeType: 'text/plain' }, async (url, ctx) => {
+        reads += 1;
+        const state = ctx.mcpReq.requestState<string>();
+        if (state === undefined) return inputRequired({ requestState: `read-of-${url.href}` });
+        return { contents: [{ uri: url.href, text: state }] };
+      });
+    }
+    // Built by hand: inputRequired() itself insists on a string.
+    const unsealable = { resultType: 'input_required', requestState: 10n };
+    server.registerTool(
+      'unsealable',
+      { description: 'returns a state JSON cannot carry' },
+      () => unsealable as unknown as CallToolResult,
+    );
+    return server;
+  };
+  let client: Client;
+
+  beforeAll(async () => {
+    const http = await startHttp(toNodeHandler(createMcpHandler(build)));
+    running.push(http);
+    client = await connectHttp(`${http.url}/mcp`);
+    clients.push(client);
+  });
+
+  it('seals a resource read state on the way out and opens it on the way in', async () => {
+    const first = await attempt(client, 'resources/read', { uri: 'doc://a' });
+    const token = stateOf(first);
+    expect(token).not.toContain('read-of');
+    const second = await attempt(client, 'resources/read', { uri: 'doc://a', requestState: token });
+    expect(second).toMatchObject({
+      ok: true,
+      result: { contents: [{ uri: 'doc://a', text: 'read-of-doc://a' }] },
+    });
+  });
+
+  it('refuses a resource state presented for another URI, before the read callback runs', async () => {
+    const token = stateOf(await attempt(client, 'resources/read', { uri: 'doc://a' }));
+    const before = reads;
+    const other = await attempt(client, 'resources/read', { uri: 'doc://b', requestState: token });
+    expect(other).toMatchObject(REFUSED);
+    expect(reads).toBe(before);
+  });
+
+  it('answers -32603 and hands out nothing when a state cannot be sealed', async () => {
+    const outcome = await attempt(client, 'tools/call', { name: 'unsealable', arguments: {} });
+    expect(outcome).toEqual({
+      ok: false,
+      code: -32603,
+      message: 'Internal error',
+      data: undefined,
+    });
   });
 });

@@ -34,6 +34,21 @@ describe('the claims layout', () => {
     expect(decodeClaims(encodeClaims(claims, state))).toEqual({ claims, stateJson: state });
   });
 
+  it.each([
+    ['short ASCII', 'create_report'],
+    ['ASCII past the short-string loop', 'n'.repeat(129)],
+    ['ASCII then one non-ASCII character', `${'a'.repeat(40)}é`],
+    ['non-ASCII first', 'ÿ-then-ascii'],
+    ['astral characters', '🚀 report 🚀'],
+    ['long non-ASCII', 'ü'.repeat(300)],
+  ])('writes %s text fields as their exact UTF-8', (_label, text) => {
+    const claims = { ...full, audience: text.slice(0, 60), method: text.slice(0, 80), name: text };
+    const bytes = encodeClaims(claims, text);
+    expect(decodeClaims(bytes)).toEqual({ claims, stateJson: text });
+    // The state is the last field: its bytes end the buffer, exactly as Node encodes them.
+    expect(bytes.subarray(bytes.length - Buffer.byteLength(text))).toEqual(Buffer.from(text));
+  });
+
   it('refuses a flag it does not know', () => {
     const bytes = encodeClaims(full, '{}');
     bytes[0] = (bytes[0] as number) | 0x80;

@@ -77,6 +77,14 @@ describe('the absolute deadline of a flow', () => {
     expectRejected(() => sealer.open(token, BINDING), 'flow-expired');
   });
 
+  it('defaults to 3600 s from the first round, and a round to 600 s', () => {
+    const clock = movableClock();
+    const sealer = createStateSealer({ keys: KEY_A, audience: 'reports', now: clock.now });
+    const { claims } = sealer.open(sealer.seal(1, BINDING), BINDING);
+    expect(claims.flowExpiresAt - clock.start).toBe(3_600 * SECOND);
+    expect(claims.expiresAt - clock.start).toBe(600 * SECOND);
+  });
+
   it('refuses a `continues` deadline that is not a time', () => {
     const { sealer } = setup();
     for (const flowExpiresAt of [Number.NaN, Number.POSITIVE_INFINITY, -5, 1.5]) {

@@ -11,18 +11,30 @@ describe('the bounded memo', () => {
     expect(calls).toBe(1);
   });
 
-  it('forgets the oldest key first, and only once it holds `limit` keys', () => {
+  it('forgets a key once twice `limit` newer keys have come in, and never sooner than `limit`', () => {
     const memo = createMemo<string>(3);
     const computed: string[] = [];
     const get = (k: string) => memo.get(k, () => (computed.push(k), k.toUpperCase()));
-    for (const k of ['a', 'b', 'c']) get(k);
-    for (const k of ['a', 'b', 'c']) expect(get(k)).toBe(k.toUpperCase());
+    get('a');
+    for (const k of ['b', 'c']) get(k);
+    expect(get('a')).toBe('A'); // two newer keys: still remembered
     expect(computed).toEqual(['a', 'b', 'c']);
-    get('d'); // evicts 'a'
-    get('b');
-    get('a'); // recomputed, evicts 'b'
-    get('b'); // recomputed
-    expect(computed).toEqual(['a', 'b', 'c', 'd', 'a', 'b']);
+    for (const k of ['d', 'e', 'f', 'g', 'h', 'i']) get(k);
+    expect(get('a')).toBe('A'); // six newer keys: forgotten, computed again
+    expect(computed).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'a']);
+  });
+
+  it('keeps a key that is used again while newer keys come in', () => {
+    const memo = createMemo<string>(3);
+    let computedX = 0;
+    const x = () => memo.get('x', () => (computedX++, 'X'));
+    x();
+    for (let i = 0; i < 20; i++) {
+      memo.get(`k${i}`, () => 'k');
+      memo.get(`l${i}`, () => 'l');
+      expect(x()).toBe('X');
+    }
+    expect(computedX).toBe(1);
   });
 
   it('stays bounded under heavy churn and always answers correctly', () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { principalTagText } from '../../src/seal/principal-tag.js';
+import { createKeyRing } from '../../src/seal/key.js';
+import { createPrincipalTagger, principalTagText } from '../../src/seal/principal-tag.js';
+import { KEY_A, KEY_B } from './helpers.js';
 
 describe('the text a principal is tagged as', () => {
   it('is absent for no principal and for an object with no field set', () => {
@@ -34,5 +36,62 @@ describe('the text a principal is tagged as', () => {
   it('refuses a principal that is neither a string nor an object, naming only its type', () => {
     expect(() => principalTagText(42 as unknown as string)).toThrow(/got number/);
     expect(() => principalTagText(null as unknown as string)).toThrow(TypeError);
+  });
+});
+
+describe('the tagger', () => {
+  const ring = createKeyRing([KEY_A, KEY_B], 'requestState');
+  const [keyA, keyB] = ring.all as [(typeof ring.all)[number], (typeof ring.all)[number]];
+  /** The tag a tagger with no history gives. */
+  const fresh = (
+    key: typeof keyA,
+    principal: Parameters<ReturnType<typeof createPrincipalTagger>>[1],
+  ) => createPrincipalTagger(16)(key, principal)?.toString('hex');
+
+  it('answers for the principal asked, not the last one, even when the same object changed', () => {
+    const tag = createPrincipalTagger(16);
+    const principal: { clientId?: string; issuer?: string; subject?: string } = {
+      clientId: 'c',
+      issuer: 'i',
+      subject: 'alice',
+    };
+    const alice = tag(keyA, principal)?.toString('hex');
+    expect(alice).toBe(fresh(keyA, { clientId: 'c', issuer: 'i', subject: 'alice' }));
+    principal.subject = 'bob';
+    const bob = tag(keyA, principal)?.toString('hex');
+    expect(bob).toBe(fresh(keyA, { clientId: 'c', issuer: 'i', subject: 'bob' }));
+    expect(bob).not.toBe(alice);
+    delete principal.subject;
+    expect(tag(keyA, principal)?.toString('hex')).toBe(fresh(keyA, { clientId: 'c', issuer: 'i' }));
+  });
+
+  it('answers per key, and never confuses a string with an object of the same text', () => {
+    const tag = createPrincipalTagger(16);
+    const sequence: [typeof keyA, Parameters<typeof tag>[1]][] = [
+      [keyA, 'alice'],
+      [keyB, 'alice'],
+      [keyA, { clientId: 'alice' }],
+      [keyA, 'alice'],
+      [keyA, undefined],
+      [keyA, {}],
+      [keyA, { clientId: 'alice' }],
+      [keyB, { clientId: 'alice' }],
+    ];
+    for (const [key, principal] of sequence) {
+      expect(tag(key, principal)?.toString('hex')).toBe(fresh(key, principal));
+    }
+    expect(fresh(keyA, 'alice')).not.toBe(fresh(keyB, 'alice'));
+    expect(fresh(keyA, 'alice')).not.toBe(fresh(keyA, { clientId: 'alice' }));
+  });
+
+  it('re-reads a field that is an object, so a change inside it changes the tag', () => {
+    const tag = createPrincipalTagger(16);
+    const inner = { id: 1 };
+    const principal = { clientId: inner } as unknown as { clientId: string };
+    const before = tag(keyA, principal)?.toString('hex');
+    inner.id = 2;
+    const after = tag(keyA, principal)?.toString('hex');
+    expect(after).not.toBe(before);
+    expect(after).toBe(fresh(keyA, { clientId: { id: 2 } } as unknown as { clientId: string }));
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createStateSealer, StateRejectedError } from '../../src/index.js';
+import { createStateSealer, StateRejectedError, type StateBinding } from '../../src/index.js';
 import {
   BINDING,
   catchRejection,
@@ -101,6 +101,28 @@ describe('sealing and opening requestState', () => {
       }
       expect(error).toBeInstanceOf(TypeError);
       expect(String(error)).not.toContain('secretKeyName');
+    }
+  });
+});
+
+describe('misuse when sealing', () => {
+  it('refuses a binding without a method, or with a name that is not a string, naming only types', () => {
+    const sealer = createStateSealer({ keys: KEY_A, audience: 'reports' });
+    const bad = [
+      {},
+      { method: 7 },
+      { method: 'tools/call', name: 12345 },
+      { method: 'tools/call', name: { secretName: 1 } },
+    ] as unknown as StateBinding[];
+    for (const binding of bad) {
+      let error: unknown;
+      try {
+        sealer.seal(1, binding);
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(TypeError);
+      expect(String(error)).not.toMatch(/12345|secretName/);
     }
   });
 });
