@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { parse as shellParse } from 'shell-quote';
 import { ProbeUsageError } from '../errors.js';
+import type { Baseline } from '../probe/baseline.js';
 import { findProbe, PROBES } from '../probe/registry.js';
 import type { Probe } from '../probe/define.js';
 import { SCAN_DEFAULTS } from '../probe/scan.js';
@@ -13,6 +14,7 @@ import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/session.js';
 import type { Target } from '../probe/types.js';
 import { EVIDENCE_MODES, isReportFormat, REPORT_FORMATS } from '../report/index.js';
 import type { EvidenceMode, ReportFormat } from '../report/index.js';
+import { readBaseline } from './read-baseline.js';
 
 /** The help text; it documents every flag `parseArgs` accepts. */
 export const SCAN_HELP = `Usage: stateguard scan (--http <url> | --stdio "<command line>") [options]
@@ -52,6 +54,12 @@ Output:
                                junit: one testcase per probe; confirmed → failure,
                                  errored → error, skipped → skipped, refuted passes
   --output <file>              write the report to a file (the summary line then goes to stderr)
+  --baseline <file>            accepted findings, one a line: <probe-id> (any target) or
+                               <probe-id>@<target> (the report's target exactly, e.g.
+                               stdio:node server.js); # comments. A confirmed result an entry
+                               accepts stays confirmed, marked baselined, and does not fail
+                               the run; an entry whose probe is now refuted is stale and fails
+                               the run (exit 1)
   --evidence <mode>            text, sarif, junit: ${EVIDENCE_MODES.join(' | ')} (default summary)
   --all                        sarif: also emit refuted (kind pass) and skipped (kind
                                notApplicable) results; off by default, because some consumers
@@ -69,8 +77,8 @@ Verdicts (every one carries the exchanges that back it, tokens redacted):
   errored     a control failed, or a call drew no decision (timeout, 5xx, empty or HTML body,
               dropped connection, unrunnable command, deadline); never read as a refusal
 
-Exit codes: 0 nothing confirmed or errored · 1 something confirmed · 2 usage error ·
-            3 something errored and nothing confirmed
+Exit codes: 0 nothing confirmed or errored · 1 something confirmed (and not baselined), or a
+            stale baseline entry · 2 usage error · 3 something errored and nothing confirmed
 `;
 
 /** A validated `scan` invocation. */
@@ -86,6 +94,7 @@ export interface ScanArgs {
   readonly maxAnswerBytes: number;
   readonly format: ReportFormat;
   readonly output?: string;
+  readonly baseline?: Baseline;
   readonly evidence: EvidenceMode;
   readonly all: boolean;
   readonly quiet: boolean;
@@ -106,6 +115,7 @@ export const SCAN_OPTIONS = {
   'max-answer-bytes': { type: 'string' },
   format: { type: 'string' },
   output: { type: 'string' },
+  baseline: { type: 'string' },
   evidence: { type: 'string' },
   all: { type: 'boolean' },
   quiet: { type: 'boolean' },
@@ -212,8 +222,13 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
   }
   if (values.output !== undefined && values.output.length === 0)
     throw new ProbeUsageError('--output needs a file name');
+  if (values.baseline !== undefined && values.baseline.length === 0)
+    throw new ProbeUsageError('--baseline needs a file name');
+  const tgt = target(values.http, values.stdio);
+  // Read before any scan starts: a bad baseline is a usage error, not a finding.
+  const baseline = values.baseline !== undefined ? readBaseline(values.baseline) : undefined;
   return {
-    target: target(values.http, values.stdio),
+    target: tgt,
     probes: probes.length > 0 ? probes : PROBES,
     identities: { ...(a !== undefined ? { A: a } : {}), ...(b !== undefined ? { B: b } : {}) },
     principalMetaKey: key,
@@ -232,6 +247,7 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
     ),
     format,
     ...(values.output !== undefined ? { output: values.output } : {}),
+    ...(baseline !== undefined ? { baseline } : {}),
     evidence: evidence as EvidenceMode,
     all: values.all ?? false,
     quiet: values.quiet ?? false,

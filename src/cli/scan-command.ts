@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { ProbeUsageError } from '../errors.js';
+import { applyBaseline, failsRun, STALE_REASON } from '../probe/baseline.js';
 import { runScan } from '../probe/scan.js';
 import type { ScanProgress } from '../probe/scan.js';
 import type { RunReport } from '../probe/types.js';
@@ -14,11 +15,11 @@ import { summaryLine } from '../report/text.js';
 import { parseScanArgs, SCAN_HELP } from './scan-args.js';
 
 /**
- * Exit code of a finished scan: 1 when anything is confirmed, else 3 when anything errored or the
- * target answered nothing usable, else 0.
+ * Exit code of a finished scan: 1 when anything is confirmed and not baselined, or a baseline
+ * entry is stale; else 3 when anything errored or the target answered nothing usable; else 0.
  */
 export function exitCodeOf(report: RunReport): 0 | 1 | 3 {
-  if (report.probes.some((p) => p.verdict === 'confirmed')) return 1;
+  if (failsRun(report)) return 1;
   if (report.problem !== undefined || report.probes.some((p) => p.verdict === 'errored')) return 3;
   return 0;
 }
@@ -60,7 +61,7 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
       'stateguard scan: warning: identities A and B are the same; differential probes cannot hold their controls',
     );
   }
-  const report = await runScan({
+  const scanned = await runScan({
     target: args.target,
     probes: args.probes,
     identities: args.identities,
@@ -74,6 +75,14 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
       ? {}
       : { onProgress: (e: ScanProgress) => err(`stateguard: ${progressLine(e)}`) }),
   });
+  const report = args.baseline ? applyBaseline(scanned, args.baseline) : scanned;
+  // A stale entry fails the run; say so on stderr too, where CI logs look, whatever the format.
+  const { baseline } = report;
+  for (const entry of baseline?.stale ?? []) {
+    err(
+      `stateguard scan: stale baseline entry '${entry}': ${STALE_REASON}; remove it from ${baseline?.file ?? '--baseline'}`,
+    );
+  }
   const noColor = (process.env.NO_COLOR ?? '') !== '';
   const color = args.format === 'text' && !args.output && process.stdout.isTTY === true && !noColor;
   const rendered = REPORTERS[args.format].render(report, {

@@ -160,6 +160,12 @@ export interface ProbeResult {
   readonly title: string;
   readonly severity: 'low' | 'medium' | 'high' | 'critical';
   readonly verdict: Verdict;
+  /**
+   * Set on a `confirmed` result that a `--baseline` entry accepts: it stays `confirmed`, but no
+   * longer fails the run. Absent otherwise (never `false`), so a report without a baseline is
+   * unchanged.
+   */
+  readonly baselined?: true;
   readonly reason: string;
   readonly controls: Record<string, ControlResult>;
   readonly observations: Observation[];
@@ -177,5 +183,21 @@ export interface RunReport {
   readonly ms: number;
   /** Set when the target answered nothing usable (unreachable, missing command, mute); names what. */
   readonly problem?: string;
+  /** Present only when the scan ran with `--baseline`. */
+  readonly baseline?: BaselineSummary;
   readonly probes: ProbeResult[];
+}
+
+/**
+ * What a `--baseline` file did to a run: the confirmed probes it accepted, and its stale entries
+ * (whose probe is now `refuted` on this target). A stale entry fails the run, so that a baseline
+ * cannot keep accepting a flaw long after it was fixed and silently hide its return.
+ */
+export interface BaselineSummary {
+  /** The file as given on the command line. */
+  readonly file: string;
+  /** Ids of the `confirmed` probes an entry accepted. */
+  readonly baselined: string[];
+  /** Entries (as written: `<probe-id>` or `<probe-id>@<target>`) whose probe is now refuted. */
+  readonly stale: string[];
 }

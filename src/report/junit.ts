@@ -3,8 +3,13 @@
  * probe is a `<failure>`, an `errored` one an `<error>` (an unfinished check, never a pass), a
  * `skipped` one `<skipped>`; a `refuted` one passes, its controls in `<system-out>`, because a
  * refutation is only as good as the controls that held while it was drawn.
+ *
+ * With `--baseline`, a `confirmed` probe the baseline accepts is `<skipped message="baselined">`
+ * (its details still in `<system-out>`), and each stale entry is a failing testcase of its own in
+ * `stateguard.baseline`: the failures then count exactly what makes the run exit 1.
  */
-import type { ProbeResult, RunReport, Verdict } from '../probe/types.js';
+import { STALE_REASON } from '../probe/baseline.js';
+import type { BaselineSummary, ProbeResult, RunReport, Verdict } from '../probe/types.js';
 import { detailLines } from './evidence-lines.js';
 import type { RenderOptions, Reporter } from './types.js';
 
@@ -42,6 +47,14 @@ function testcase(r: ProbeResult, options: RenderOptions): string[] {
   const details = xmlText(
     [`${r.verdict}: ${r.reason}`, ...detailLines(r, options.evidence)].join('\n'),
   );
+  if (r.baselined === true) {
+    return [
+      open,
+      '      <skipped message="baselined"/>',
+      `      <system-out>${details}</system-out>`,
+      '    </testcase>',
+    ];
+  }
   const element = ELEMENT[r.verdict];
   if (element !== undefined) {
     const attrs = `message="${xmlAttr(r.reason)}" type="${r.verdict}"`;
@@ -53,14 +66,27 @@ function testcase(r: ProbeResult, options: RenderOptions): string[] {
   return [open, `      <system-out>${details}</system-out>`, '    </testcase>'];
 }
 
+function staleCase(entry: string, baseline: BaselineSummary): string[] {
+  const message = `stale baseline entry: ${STALE_REASON}`;
+  return [
+    `    <testcase classname="stateguard.baseline" name="${xmlAttr(entry)}" time="0.000">`,
+    `      <failure message="${xmlAttr(message)}" type="stale-baseline">${xmlText(`${message}; remove it from ${baseline.file}`)}</failure>`,
+    '    </testcase>',
+  ];
+}
+
 /** The JUnit reporter. */
 export const junit: Reporter = {
   id: 'junit',
   render(report: RunReport, options: RenderOptions) {
     const count = (v: Verdict): number => report.probes.filter((p) => p.verdict === v).length;
+    const accepted = report.probes.filter((p) => p.baselined === true).length;
+    const { baseline } = report;
+    const stale = baseline?.stale ?? [];
     const totals =
-      `tests="${report.probes.length}" failures="${count('confirmed')}" ` +
-      `errors="${count('errored')}" skipped="${count('skipped')}" time="${seconds(report.ms)}"`;
+      `tests="${report.probes.length + stale.length}" ` +
+      `failures="${count('confirmed') - accepted + stale.length}" ` +
+      `errors="${count('errored')}" skipped="${count('skipped') + accepted}" time="${seconds(report.ms)}"`;
     const p = report.protocol;
     const properties: [string, string][] = [
       ['target', report.target.display],
@@ -68,6 +94,7 @@ export const junit: Reporter = {
       ['protocol', `${p.era}${p.protocolVersion ? ` ${p.protocolVersion}` : ''}`],
       ['stateguard', report.tool.version],
       ...(report.problem !== undefined ? [['problem', report.problem] as [string, string]] : []),
+      ...(baseline !== undefined ? [['baseline', baseline.file] as [string, string]] : []),
     ];
     const lines = [
       '<?xml version="1.0" encoding="UTF-8"?>',
@@ -77,6 +104,7 @@ export const junit: Reporter = {
       ...properties.map(([k, v]) => `      <property name="${k}" value="${xmlAttr(v)}"/>`),
       '    </properties>',
       ...report.probes.flatMap((r) => testcase(r, options)),
+      ...(baseline ? baseline.stale.flatMap((e) => staleCase(e, baseline)) : []),
       '  </testsuite>',
       '</testsuites>',
     ];

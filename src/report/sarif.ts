@@ -8,9 +8,24 @@
  *   with `executionSuccessful: false`: an errored probe is an unfinished check, never a pass;
  * - `refuted` (`kind: "pass"`) and `skipped` (`kind: "notApplicable"`) only with `--all`, because
  *   some consumers reportedly ignore `kind` and would raise every result as a finding.
+ *
+ * With `--baseline`, every result carries `baselineState` and `suppressions` (SARIF requires both to
+ * be on every result of a run or on none): a `confirmed` result the baseline accepts is `unchanged`
+ * with one accepted `external` suppression, so dashboards drop it from their counts while the log
+ * keeps it; the `refuted` result of a stale entry is `absent`; everything else is `new` with no
+ * suppression. Each stale entry is also an error notification, as it fails the run. Without a
+ * baseline, none of this appears.
  */
 import { createHash } from 'node:crypto';
-import type { Invocation, Log, Notification, ReportingDescriptor, Result } from 'sarif';
+import type {
+  Invocation,
+  Log,
+  Notification,
+  ReportingDescriptor,
+  Result,
+  Suppression,
+} from 'sarif';
+import { entryProbeId, STALE_REASON } from '../probe/baseline.js';
 import { findProbe } from '../probe/registry.js';
 import type { ProbeResult, RunReport, Verdict } from '../probe/types.js';
 import { evidenceLine } from './evidence-lines.js';
@@ -74,6 +89,25 @@ function ruleFor(result: ProbeResult): ReportingDescriptor {
   };
 }
 
+/** `baselineState` and `suppressions` of a result, when the run has a baseline. */
+function baselineFields(
+  r: ProbeResult,
+  report: RunReport,
+): Pick<Result, 'baselineState' | 'suppressions'> {
+  const { baseline } = report;
+  if (baseline === undefined) return {};
+  if (r.baselined === true) {
+    const suppression: Suppression = {
+      kind: 'external',
+      status: 'accepted',
+      justification: `accepted in the baseline file ${baseline.file}`,
+    };
+    return { baselineState: 'unchanged', suppressions: [suppression] };
+  }
+  const stale = r.verdict === 'refuted' && baseline.stale.some((e) => entryProbeId(e) === r.id);
+  return { baselineState: stale ? 'absent' : 'new', suppressions: [] };
+}
+
 function resultFor(
   r: ProbeResult,
   ruleIndex: number,
@@ -99,6 +133,7 @@ function resultFor(
         .digest('hex')
         .slice(0, 32),
     },
+    ...baselineFields(r, report),
     properties: {
       verdict: r.verdict,
       controls: r.controls,
@@ -121,9 +156,19 @@ function invocationOf(report: RunReport, ruleIndex: Map<string, number>): Invoca
       associatedRule: { id: r.id, index: ruleIndex.get(r.id) ?? -1 },
     });
   }
+  // The scan itself ran fine when only the baseline is stale: that fails the run, not the tool.
+  const executionSuccessful = notifications.length === 0;
+  for (const entry of report.baseline?.stale ?? []) {
+    const id = entryProbeId(entry);
+    notifications.push({
+      level: 'error',
+      message: { text: `stale baseline entry ${entry}: ${STALE_REASON}` },
+      associatedRule: { id, index: ruleIndex.get(id) ?? -1 },
+    });
+  }
   const end = new Date(Date.parse(report.startedAt) + report.ms);
   return {
-    executionSuccessful: notifications.length === 0,
+    executionSuccessful,
     startTimeUtc: report.startedAt,
     ...(Number.isNaN(end.getTime()) ? {} : { endTimeUtc: end.toISOString() }),
     toolExecutionNotifications: notifications,
@@ -158,7 +203,11 @@ export function toSarif(report: RunReport, options: RenderOptions): Log {
         results: report.probes
           .filter((r) => shown(r.verdict))
           .map((r) => resultFor(r, ruleIndex.get(r.id) ?? -1, report, options)),
-        properties: { target: report.target, protocol: report.protocol },
+        properties: {
+          target: report.target,
+          protocol: report.protocol,
+          ...(report.baseline !== undefined ? { baseline: report.baseline } : {}),
+        },
       },
     ],
   };

@@ -2,7 +2,8 @@
  * Text for a terminal: one line per probe (verdict, id, reason), its controls and observations
  * beneath, an evidence summary, and the summary line. `errored` is never green.
  */
-import type { ProbeResult, RunReport, Verdict } from '../probe/types.js';
+import { STALE_REASON } from '../probe/baseline.js';
+import type { BaselineSummary, ProbeResult, RunReport, Verdict } from '../probe/types.js';
 import { VERDICTS } from '../probe/types.js';
 import { detailLines } from './evidence-lines.js';
 import type { RenderOptions, Reporter } from './types.js';
@@ -17,9 +18,19 @@ const STYLE: Record<Verdict, { label: string; code: string }> = {
 const paint = (on: boolean, code: string, s: string): string =>
   on ? `\u001b[${code}m${s}\u001b[0m` : s;
 
-/** `3 confirmed · 9 refuted · 2 skipped · 1 errored (target: stdio:./server.js)` */
+/**
+ * `3 confirmed · 9 refuted · 2 skipped · 1 errored (target: stdio:./server.js)`; with a baseline,
+ * `3 confirmed (2 baselined) · … · 1 stale baseline entry (target: …)`.
+ */
 export function summaryLine(report: RunReport): string {
   const counts = VERDICTS.map((v) => `${report.probes.filter((p) => p.verdict === v).length} ${v}`);
+  const { baseline } = report;
+  if (baseline !== undefined) {
+    const accepted = report.probes.filter((p) => p.baselined === true).length;
+    counts[0] = `${counts[0]} (${accepted} baselined)`;
+    const stale = baseline.stale.length;
+    if (stale > 0) counts.push(`${stale} stale baseline ${stale === 1 ? 'entry' : 'entries'}`);
+  }
   return `${counts.join(' · ')} (target: ${report.target.display})`;
 }
 
@@ -41,10 +52,18 @@ function probeBlock(r: ProbeResult, o: RenderOptions): string[] {
   const style = STYLE[r.verdict];
   const mark = (held: boolean): string =>
     held ? paint(o.color, '32', '✓') : paint(o.color, '1;33', '✗');
+  const accepted = r.baselined === true ? ` ${paint(o.color, '2', '(baselined)')}` : '';
   return [
-    `${paint(o.color, style.code, style.label)} ${r.id}  ${r.reason}`,
+    `${paint(o.color, style.code, style.label)} ${r.id}${accepted}  ${r.reason}`,
     ...detailLines(r, o.evidence, mark),
   ];
+}
+
+function staleLines(baseline: BaselineSummary, o: RenderOptions): string[] {
+  return baseline.stale.map(
+    (entry) =>
+      `${paint(o.color, '1;31', '✗ STALE    ')} baseline entry ${entry}: ${STALE_REASON}; remove it from ${baseline.file}`,
+  );
 }
 
 /** The text reporter. */
@@ -56,6 +75,8 @@ export const text: Reporter = {
       lines.push(`${paint(options.color, '1;33', '! target problem')} ${report.problem}`, '');
     for (const r of report.probes) lines.push(...probeBlock(r, options));
     if (report.probes.length > 0) lines.push('');
+    if (report.baseline !== undefined && report.baseline.stale.length > 0)
+      lines.push(...staleLines(report.baseline, options), '');
     lines.push(summaryLine(report));
     return `${lines.join('\n')}\n`;
   },

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,11 +6,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SCAN_OPTIONS } from '../../src/cli/scan-args.js';
 import { PROBES } from '../../src/probe/registry.js';
 import type { RunReport } from '../../src/probe/types.js';
+import { CLI_MAIN as MAIN, runCli } from '../helpers/cli.js';
 import { startHttpServer } from '../servers/http-server.js';
 import { sarifProblems } from '../report/sarif-structure.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const MAIN = join(ROOT, 'src/cli/main.ts');
 const STDIO_SERVER = join(ROOT, 'test/servers/stdio-server.ts');
 const NODE = process.execPath;
 const SECRET_A = 'cli-alice-secret-5e1f';
@@ -19,37 +18,11 @@ const SECRET_B = 'cli-bob-secret-93ac';
 const dir = mkdtempSync(join(tmpdir(), 'stateguard-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `stateguard <args>` as a real child process, killed if it outlives `limitMs`. */
-function cli(args: string[], env: NodeJS.ProcessEnv = {}, limitMs = 25_000): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(NODE, ['--import', 'tsx', MAIN, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, NO_COLOR: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const killer = setTimeout(() => child.kill('SIGKILL'), limitMs);
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
 const stdioCmd = (scenario: string): string => `${NODE} --import tsx ${STDIO_SERVER} ${scenario}`;
 
 describe('stateguard scan usage', () => {
   it('documents every flag in --help and exits 0', async () => {
-    const run = await cli(['scan', '--help']);
+    const run = await runCli(['scan', '--help']);
     expect(run.code).toBe(0);
     for (const flag of Object.keys(SCAN_OPTIONS)) expect(run.stdout).toContain(`--${flag}`);
     for (const probe of PROBES) expect(run.stdout).toContain(probe.id);
@@ -66,7 +39,7 @@ describe('stateguard scan usage', () => {
     [['--stdio', 'server | tee log'], "runs no shell; remove '|'"],
     [['--stdio', 'x', '--timeout', '0'], '--timeout needs a positive number'],
   ])('rejects %j with a one-line error, the help hint and exit 2', async (args, message) => {
-    const run = await cli(['scan', ...args]);
+    const run = await runCli(['scan', ...args]);
     expect(run.code).toBe(2);
     const lines = run.stderr.trim().split('\n');
     expect(lines).toHaveLength(2);
@@ -79,7 +52,7 @@ describe('stateguard scan usage', () => {
 describe('stateguard scan exit codes and reports', () => {
   it('writes a JSON report with every probe errored and exits 3 when the command is missing', async () => {
     const output = join(dir, 'missing.json');
-    const run = await cli([
+    const run = await runCli([
       'scan',
       '--stdio',
       'stateguard-no-such-command-31337 --flag',
@@ -100,7 +73,7 @@ describe('stateguard scan exit codes and reports', () => {
   it('ends a scan of a hanging HTTP server at the deadline with exit 3 and a JSON report', async () => {
     const server = await startHttpServer('modern', () => 'hang');
     try {
-      const run = await cli([
+      const run = await runCli([
         'scan',
         '--http',
         server.url,
@@ -121,7 +94,7 @@ describe('stateguard scan exit codes and reports', () => {
   });
 
   it('skips every probe of a legacy server with exit 0 and a plain-text summary line', async () => {
-    const run = await cli(['scan', '--stdio', stdioCmd('legacy')]);
+    const run = await runCli(['scan', '--stdio', stdioCmd('legacy')]);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
       `0 confirmed · 0 refuted · ${PROBES.length} skipped · 0 errored (target: stdio:`,
@@ -134,11 +107,11 @@ describe('stateguard scan exit codes and reports', () => {
     const fixture = `${NODE} --import tsx ${MAIN} fixture --mode flawed --transport stdio`;
     const env = { STATEGUARD_IDENTITY_A: SECRET_A, STATEGUARD_IDENTITY_B: SECRET_B };
     const output = join(dir, 'flawed.json');
-    const asJson = await cli(
+    const asJson = await runCli(
       ['scan', '--stdio', fixture, '--format', 'json', '--output', output],
       env,
     );
-    const asText = await cli(['scan', '--stdio', fixture, '--evidence', 'full'], env);
+    const asText = await runCli(['scan', '--stdio', fixture, '--evidence', 'full'], env);
     expect(asJson.code).toBe(1);
     expect(asText.code).toBe(1);
     const json = readFileSync(output, 'utf8');
@@ -153,7 +126,7 @@ describe('stateguard scan exit codes and reports', () => {
   it('writes a valid SARIF log with one fail result per confirmed probe, exit 1', async () => {
     const fixture = `${NODE} --import tsx ${MAIN} fixture --mode flawed --transport stdio`;
     const output = join(dir, 'flawed.sarif');
-    const run = await cli(['scan', '--stdio', fixture, '--format', 'sarif', '--output', output]);
+    const run = await runCli(['scan', '--stdio', fixture, '--format', 'sarif', '--output', output]);
     expect(run.code).toBe(1);
     const log = JSON.parse(readFileSync(output, 'utf8')) as {
       runs: { results: { ruleId: string; kind: string; level: string }[] }[];
@@ -165,7 +138,14 @@ describe('stateguard scan exit codes and reports', () => {
   });
 
   it('writes JUnit with every probe skipped for a legacy server, exit 0', async () => {
-    const run = await cli(['scan', '--stdio', stdioCmd('legacy'), '--format', 'junit', '--quiet']);
+    const run = await runCli([
+      'scan',
+      '--stdio',
+      stdioCmd('legacy'),
+      '--format',
+      'junit',
+      '--quiet',
+    ]);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(
       `tests="${PROBES.length}" failures="0" errors="0" skipped="${PROBES.length}"`,

@@ -8,22 +8,32 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { REPORTERS, type ReportFormat } from '../../src/report/index.js';
 import type { RenderOptions } from '../../src/report/types.js';
-import { report } from './sample-report.js';
+import type { RunReport } from '../../src/probe/types.js';
+import { baselinedReport, report } from './sample-report.js';
 
 const GOLDEN = (name: string): string =>
   fileURLToPath(new URL(`../golden/${name}`, import.meta.url));
 
-const CASES: [file: string, format: ReportFormat, options: RenderOptions][] = [
+const CASES: [file: string, format: ReportFormat, options: RenderOptions, source?: RunReport][] = [
   ['report.txt', 'text', { color: false, evidence: 'summary' }],
   ['report.json', 'json', { color: false, evidence: 'summary' }],
   ['report.sarif', 'sarif', { color: false, evidence: 'summary' }],
   ['report-all.sarif', 'sarif', { color: false, evidence: 'summary', all: true }],
   ['report.junit.xml', 'junit', { color: false, evidence: 'summary' }],
+  // With a baseline: one confirmed result accepted, one stale entry.
+  ['report-baseline.txt', 'text', { color: false, evidence: 'summary' }, baselinedReport],
+  [
+    'report-baseline-all.sarif',
+    'sarif',
+    { color: false, evidence: 'summary', all: true },
+    baselinedReport,
+  ],
+  ['report-baseline.junit.xml', 'junit', { color: false, evidence: 'summary' }, baselinedReport],
 ];
 
 describe('every reporter against its golden file', () => {
-  it.each(CASES)('%s is what the %s reporter renders', (file, format, options) => {
-    const rendered = REPORTERS[format].render(report, options);
+  it.each(CASES)('%s is what the %s reporter renders', (file, format, options, source) => {
+    const rendered = REPORTERS[format].render(source ?? report, options);
     if (process.env.UPDATE_GOLDEN === '1') writeFileSync(GOLDEN(file), rendered);
     expect(rendered).toBe(readFileSync(GOLDEN(file), 'utf8'));
   });

@@ -82,3 +82,18 @@ export const report: RunReport = {
     },
   ],
 };
+
+/**
+ * The same report after a baseline: `state/tamper` (confirmed) accepted, and an entry for
+ * `state/replay-request` (refuted) stale. Written out rather than computed, so the reporter tests
+ * do not depend on the baseline logic they render.
+ */
+export const baselinedReport: RunReport = {
+  ...report,
+  baseline: {
+    file: 'stateguard.baseline',
+    baselined: ['state/tamper'],
+    stale: ['state/replay-request@stdio:./server.js'],
+  },
+  probes: report.probes.map((p) => (p.id === 'state/tamper' ? { ...p, baselined: true } : p)),
+};

@@ -7,6 +7,9 @@
 
 const KINDS = ['notApplicable', 'pass', 'fail', 'review', 'open', 'informational'];
 const LEVELS = ['none', 'note', 'warning', 'error'];
+const BASELINE_STATES = ['new', 'unchanged', 'updated', 'absent'];
+const SUPPRESSION_KINDS = ['inSource', 'external'];
+const SUPPRESSION_STATUSES = ['accepted', 'underReview', 'rejected'];
 
 /** Every problem found in `log`, as `path: what`; empty when the log is sound. */
 export function sarifProblems(log: any): string[] {
@@ -67,7 +70,36 @@ export function sarifProblems(log: any): string[] {
         r?.locations === undefined || Array.isArray(r.locations),
         `${rp}.locations must be an array`,
       );
+      need(
+        r?.baselineState === undefined || BASELINE_STATES.includes(r.baselineState),
+        `${rp}.baselineState ${r?.baselineState} is not a SARIF baseline state`,
+      );
+      if (r?.suppressions !== undefined && r.suppressions !== null) {
+        need(Array.isArray(r.suppressions), `${rp}.suppressions must be an array`);
+        (Array.isArray(r.suppressions) ? r.suppressions : []).forEach((s: any, k: number) => {
+          need(SUPPRESSION_KINDS.includes(s?.kind), `${rp}.suppressions[${k}].kind is required`);
+          need(
+            s?.status === undefined || SUPPRESSION_STATUSES.includes(s.status),
+            `${rp}.suppressions[${k}].status ${s?.status} is not a SARIF status`,
+          );
+        });
+      }
     });
+    // SARIF 2.1.0: baselineState on every result of a run or on none; suppressions all null or
+    // all non-null, so a consumer can tell from one result whether the run was compared at all.
+    const results: any[] = run?.results ?? [];
+    const withState = results.filter((r) => r?.baselineState !== undefined).length;
+    need(
+      withState === 0 || withState === results.length,
+      `${at}: baselineState on ${withState} of ${results.length} results (all or none)`,
+    );
+    const withSuppressions = results.filter(
+      (r) => r?.suppressions !== undefined && r.suppressions !== null,
+    ).length;
+    need(
+      withSuppressions === 0 || withSuppressions === results.length,
+      `${at}: suppressions on ${withSuppressions} of ${results.length} results (all or none)`,
+    );
     (run?.invocations ?? []).forEach((inv: any, j: number) => {
       const ip = `${at}.invocations[${j}]`;
       need(

@@ -1,0 +1,142 @@
+/**
+ * Baselines (`stateguard scan --baseline <file>`): findings a team has accepted for now, so the
+ * scanner can gate CI on a server with known flaws and still fail on a new one.
+ *
+ * A baseline file holds one entry a line: `<probe-id>` accepts that probe's `confirmed` result on
+ * any target; `<probe-id>@<target>` only on the target whose report `target.display` is exactly
+ * `<target>` (`stdio:node server.js`, `http://127.0.0.1:3000/mcp`). A line whose first non-blank
+ * character is `#` is a comment; blank lines are ignored. Comments are whole lines only, because a
+ * target may itself hold a `#` (a URL fragment, a quoted argument).
+ *
+ * An accepted result stays `confirmed` in every report and is only marked `baselined`: hiding it
+ * would let an accepted flaw disappear from view. An entry whose probe is now `refuted` on this
+ * target is stale, and a stale entry fails the run (conformance's rule): otherwise the entry would
+ * outlive the fix and silently accept the flaw when it comes back. An entry whose probe was
+ * skipped, errored or not run says nothing either way, so it is neither baselined nor stale.
+ */
+import { ProbeUsageError } from '../errors.js';
+import { findProbe, PROBES } from './registry.js';
+import type { ProbeResult, RunReport } from './types.js';
+
+/** One accepted finding. */
+export interface BaselineEntry {
+  readonly probeId: string;
+  /** The exact `target.display` the entry is limited to; absent for any target. */
+  readonly target?: string;
+  /** The entry as written (without surrounding blanks): `<probe-id>` or `<probe-id>@<target>`. */
+  readonly text: string;
+  /** Its line in the file, from 1. */
+  readonly line: number;
+}
+
+/** A parsed baseline file. */
+export interface Baseline {
+  /** The file as given on the command line. */
+  readonly file: string;
+  readonly entries: readonly BaselineEntry[];
+}
+
+/** Why a stale entry fails the run, for every place that names one. */
+export const STALE_REASON = 'its probe is now refuted on this target';
+
+const PROBE_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*\/[a-z0-9]+(?:-[a-z0-9]+)*$/;
+// What a report's target.display starts with (see displayTarget in scan.ts).
+const TARGET = /^(?:stdio:|https?:\/\/)\S/;
+
+/** The probe id of an entry as written: `state/tamper@stdio:x` → `state/tamper`. */
+export function entryProbeId(entry: string): string {
+  const at = entry.indexOf('@');
+  return at === -1 ? entry : entry.slice(0, at);
+}
+
+/** A bad entry quoted in a one-line error: control characters replaced, long ones cut. */
+function shown(entry: string): string {
+  const s = entry.replace(/[^\x20-\x7e\u00a0-\uffff]/g, '?');
+  return s.length > 60 ? `'${s.slice(0, 57)}…'` : `'${s}'`;
+}
+
+/**
+ * Parses the text of a baseline file. Throws {@link ProbeUsageError} naming the first bad line:
+ * a malformed entry, or a probe id the registry does not know (a typo would otherwise accept
+ * nothing, silently).
+ */
+export function parseBaseline(text: string, file: string): Baseline {
+  const entries: BaselineEntry[] = [];
+  const seen = new Set<string>();
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
+  for (const [index, raw] of lines.entries()) {
+    const line = index + 1;
+    const entry = raw.trim();
+    if (entry === '' || entry.startsWith('#')) continue;
+    const bad = (what: string): ProbeUsageError =>
+      new ProbeUsageError(`--baseline '${file}' line ${line}: ${what}`);
+    const probeId = entryProbeId(entry);
+    const target = probeId === entry ? undefined : entry.slice(probeId.length + 1);
+    if (!PROBE_ID.test(probeId) || (target !== undefined && !TARGET.test(target))) {
+      throw bad(
+        `expected <probe-id> or <probe-id>@<target> (a target as the report shows it, ` +
+          `stdio:… or http(s)://…), got ${shown(entry)}`,
+      );
+    }
+    if (!findProbe(probeId)) {
+      throw bad(`unknown probe '${probeId}' (${PROBES.map((p) => p.id).join(', ')})`);
+    }
+    if (seen.has(entry)) continue;
+    seen.add(entry);
+    entries.push({ probeId, ...(target !== undefined ? { target } : {}), text: entry, line });
+  }
+  return { file, entries };
+}
+
+/** `r` with `baselined: true` right after its verdict, where a reader of the JSON looks. */
+function markBaselined(r: ProbeResult): ProbeResult {
+  const entries = Object.entries(r).flatMap(([k, v]): [string, unknown][] =>
+    k === 'verdict'
+      ? [
+          [k, v],
+          ['baselined', true],
+        ]
+      : [[k, v]],
+  );
+  return Object.fromEntries(entries) as unknown as ProbeResult;
+}
+
+/**
+ * The report with the baseline applied: every `confirmed` result an entry accepts is marked
+ * `baselined`, and `baseline` (before `probes`) names the file, the accepted probes and the stale
+ * entries. Entries limited to another target are ignored.
+ */
+export function applyBaseline(report: RunReport, baseline: Baseline): RunReport {
+  const display = report.target.display;
+  const here = baseline.entries.filter((e) => e.target === undefined || e.target === display);
+  const baselined = new Set<string>();
+  const stale = new Set<string>();
+  const probes = report.probes.map((r) => {
+    const matching = here.filter((e) => e.probeId === r.id);
+    if (matching.length === 0) return r;
+    if (r.verdict === 'refuted') for (const e of matching) stale.add(e.text);
+    if (r.verdict !== 'confirmed') return r;
+    baselined.add(r.id);
+    return markBaselined(r);
+  });
+  const summary = { file: baseline.file, baselined: [...baselined], stale: [...stale] };
+  const entries = Object.entries(report).flatMap(([k, v]): [string, unknown][] =>
+    k === 'baseline'
+      ? []
+      : k === 'probes'
+        ? [
+            ['baseline', summary],
+            [k, probes],
+          ]
+        : [[k, v]],
+  );
+  return Object.fromEntries(entries) as unknown as RunReport;
+}
+
+/** True when the run fails: a `confirmed` result no entry accepts, or a stale entry. */
+export function failsRun(report: RunReport): boolean {
+  return (
+    report.probes.some((p) => p.verdict === 'confirmed' && p.baselined !== true) ||
+    (report.baseline?.stale.length ?? 0) > 0
+  );
+}

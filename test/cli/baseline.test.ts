@@ -1,0 +1,267 @@
+/**
+ * `stateguard scan --baseline <file>`: the file's grammar and its usage errors, the semantics on a
+ * fixed report (baselined, stale, neither), and real scans of the fixture twins over stdio.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { quote } from 'shell-quote';
+import { afterAll, describe, expect, it } from 'vitest';
+import { exitCodeOf } from '../../src/cli/scan-command.js';
+import { ProbeUsageError } from '../../src/errors.js';
+import { fixtureStdioCommand } from '../../src/fixture/stdio.js';
+import type { Mode } from '../../src/fixture/flaws.js';
+import { applyBaseline, parseBaseline } from '../../src/probe/baseline.js';
+import { PROBES } from '../../src/probe/registry.js';
+import { displayTarget } from '../../src/probe/scan.js';
+import type { RunReport } from '../../src/probe/types.js';
+import { runCli } from '../helpers/cli.js';
+import { report } from '../report/sample-report.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'stateguard-baseline-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let files = 0;
+/** Writes a baseline file and returns its path. */
+function baselineFile(...lines: string[]): string {
+  const file = join(dir, `b${++files}.baseline`);
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+/** The fixture twin in `mode` over stdio: the `--stdio` command line and its report display. */
+function fixture(mode: Mode): { line: string; display: string } {
+  const { command, args } = fixtureStdioCommand(mode);
+  return {
+    line: quote([command, ...args]),
+    display: displayTarget({ kind: 'stdio', command, args }),
+  };
+}
+
+const usageError = (text: string): string => {
+  try {
+    parseBaseline(text, 'b.txt');
+  } catch (error) {
+    expect(error).toBeInstanceOf(ProbeUsageError);
+    return (error as Error).message;
+  }
+  throw new Error('parsed without an error');
+};
+
+describe('the baseline file', () => {
+  it('reads bare and target-limited entries, skipping comments, blank lines, CRLF and a BOM', () => {
+    const text =
+      '\uFEFF# accepted until the 2.0 migration\r\n\r\nstate/tamper\r\n' +
+      '  handle/cross-principal@http://127.0.0.1:3000/mcp  \n' +
+      'state/replay-request@stdio:node server.js --flag "#1"\nstate/tamper\n';
+    expect(parseBaseline(text, 'b.txt')).toEqual({
+      file: 'b.txt',
+      entries: [
+        { probeId: 'state/tamper', text: 'state/tamper', line: 3 },
+        {
+          probeId: 'handle/cross-principal',
+          target: 'http://127.0.0.1:3000/mcp',
+          text: 'handle/cross-principal@http://127.0.0.1:3000/mcp',
+          line: 4,
+        },
+        {
+          probeId: 'state/replay-request',
+          target: 'stdio:node server.js --flag "#1"',
+          text: 'state/replay-request@stdio:node server.js --flag "#1"',
+          line: 5,
+        },
+      ],
+    });
+  });
+
+  it.each([
+    ['state/tamper # until v2', 1],
+    ['\nstate tamper', 2],
+    ['state/tamper\n\n@stdio:node server.js', 3],
+    ['state/tamper@', 1],
+    ['state/tamper@localhost:3000', 1],
+    ['state/tamper@ stdio:node server.js', 1],
+  ])('refuses the malformed entry in %j, naming line %i', (text, line) => {
+    expect(usageError(text)).toMatch(
+      new RegExp(`^--baseline 'b\\.txt' line ${line}: expected <probe-id> or <probe-id>@<target>`),
+    );
+  });
+
+  it('refuses an unknown probe id, naming its line and the known ids', () => {
+    const message = usageError('state/tamper\nstate/tamperr@stdio:x');
+    expect(message).toBe(
+      `--baseline 'b.txt' line 2: unknown probe 'state/tamperr' (${PROBES.map((p) => p.id).join(', ')})`,
+    );
+  });
+});
+
+describe('a baseline applied to a report', () => {
+  // The sample holds one probe of each verdict: tamper confirmed, replay-request refuted,
+  // cross-principal skipped, replay-principal errored.
+  const all = parseBaseline(PROBES.map((p) => p.id).join('\n'), 'all.baseline');
+
+  it('marks an accepted confirmed result baselined, keeping its verdict, right after the verdict', () => {
+    const applied = applyBaseline(report, all);
+    const tamper = applied.probes.find((p) => p.id === 'state/tamper');
+    expect(tamper).toMatchObject({ verdict: 'confirmed', baselined: true });
+    expect(Object.keys(tamper ?? {}).slice(3, 5)).toEqual(['verdict', 'baselined']);
+    expect(applied.probes.filter((p) => p.baselined === true)).toHaveLength(1);
+    expect(Object.keys(applied).slice(-2)).toEqual(['baseline', 'probes']);
+  });
+
+  it('calls an entry stale when its probe is refuted, and names neither skipped nor errored ones', () => {
+    const applied = applyBaseline(report, all);
+    expect(applied.baseline).toEqual({
+      file: 'all.baseline',
+      baselined: ['state/tamper'],
+      stale: ['state/replay-request'],
+    });
+    expect(exitCodeOf(applied)).toBe(1);
+  });
+
+  it('exits 3 for an errored probe when every confirmed one is baselined and nothing is stale', () => {
+    const applied = applyBaseline(
+      report,
+      parseBaseline('state/tamper\nstate/replay-principal\nhandle/cross-principal', 'b'),
+    );
+    expect(applied.baseline?.stale).toEqual([]);
+    expect(exitCodeOf(report)).toBe(1);
+    expect(exitCodeOf(applied)).toBe(3);
+  });
+
+  it('applies an entry limited to a target only on exactly that target', () => {
+    const here = parseBaseline('state/tamper@stdio:./server.js', 'b');
+    const there = parseBaseline('state/tamper@stdio:./server.js --other', 'b');
+    expect(applyBaseline(report, here).baseline?.baselined).toEqual(['state/tamper']);
+    expect(applyBaseline(report, there).baseline?.baselined).toEqual([]);
+    expect(applyBaseline(report, there).probes).toEqual(report.probes);
+  });
+});
+
+describe('stateguard scan --baseline against the fixture twins', () => {
+  it('exits 0 on the flawed twin when the baseline lists all four probes, every result baselined', async () => {
+    const output = join(dir, 'all.json');
+    const file = baselineFile('# every known flaw', ...PROBES.map((p) => p.id));
+    const { line } = fixture('flawed');
+    const run = await runCli([
+      'scan',
+      '--stdio',
+      line,
+      '--baseline',
+      file,
+      '--format',
+      'json',
+      '--output',
+      output,
+    ]);
+    expect(run.code).toBe(0);
+    const json = JSON.parse(readFileSync(output, 'utf8')) as RunReport;
+    expect(json.schemaVersion).toBe(1);
+    expect(json.probes.map((p) => [p.verdict, p.baselined])).toEqual(
+      PROBES.map(() => ['confirmed', true]),
+    );
+    expect(json.baseline).toEqual({ file, baselined: PROBES.map((p) => p.id), stale: [] });
+    expect(run.stderr).toContain('4 confirmed (4 baselined) · 0 refuted · 0 skipped · 0 errored');
+  });
+
+  it('exits 1 on the flawed twin when the baseline lists one probe, the other three unbaselined', async () => {
+    const run = await runCli([
+      'scan',
+      '--stdio',
+      fixture('flawed').line,
+      '--baseline',
+      baselineFile('state/tamper'),
+      '--quiet',
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('✗ CONFIRMED state/tamper (baselined)  ');
+    for (const id of ['handle/cross-principal', 'state/replay-principal', 'state/replay-request'])
+      expect(run.stdout).toMatch(new RegExp(`✗ CONFIRMED ${id}  `));
+    expect(run.stdout.match(/\(baselined\)/g)).toHaveLength(1);
+    expect(run.stdout).toContain('4 confirmed (1 baselined) · 0 refuted');
+  });
+
+  it('exits 1 on the fixed twin for a stale state/tamper entry and names it', async () => {
+    const file = baselineFile('state/tamper');
+    const run = await runCli([
+      'scan',
+      '--stdio',
+      fixture('fixed').line,
+      '--probe',
+      'state/tamper',
+      '--baseline',
+      file,
+      '--quiet',
+    ]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('✓ refuted   state/tamper');
+    expect(run.stdout).toContain(
+      `✗ STALE     baseline entry state/tamper: its probe is now refuted`,
+    );
+    expect(run.stdout).toContain(
+      '0 confirmed (0 baselined) · 1 refuted · 0 skipped · 0 errored · 1 stale baseline entry',
+    );
+    expect(run.stderr).toBe(
+      `stateguard scan: stale baseline entry 'state/tamper': its probe is now refuted on this target; remove it from ${file}\n`,
+    );
+  });
+
+  it('does not apply <id>@<other target>, and applies <id>@<this target>', async () => {
+    const { line, display } = fixture('flawed');
+    const scan = (file: string) =>
+      runCli([
+        'scan',
+        '--stdio',
+        line,
+        '--probe',
+        'state/tamper',
+        '--baseline',
+        file,
+        '--format',
+        'json',
+        '--quiet',
+      ]);
+    const [other, same] = await Promise.all([
+      scan(baselineFile(`state/tamper@${display} --other`, 'state/tamper@http://127.0.0.1:1/mcp')),
+      scan(baselineFile(`state/tamper@${display}`)),
+    ]);
+    expect(other.code).toBe(1);
+    const otherReport = JSON.parse(other.stdout) as RunReport;
+    expect(otherReport.probes[0]).toMatchObject({ verdict: 'confirmed' });
+    expect(otherReport.probes[0]).not.toHaveProperty('baselined');
+    expect(otherReport.baseline).toMatchObject({ baselined: [], stale: [] });
+    expect(same.code).toBe(0);
+    expect((JSON.parse(same.stdout) as RunReport).probes[0]).toMatchObject({
+      verdict: 'confirmed',
+      baselined: true,
+    });
+  });
+
+  it.each([
+    [
+      'a malformed line',
+      () => baselineFile('state/tamper', 'state tamper'),
+      'line 2: expected <probe-id>',
+    ],
+    [
+      'an unknown probe id',
+      () => baselineFile('# c', '', 'state/nope'),
+      "line 3: unknown probe 'state/nope'",
+    ],
+    ['a missing file', () => join(dir, 'no-such.baseline'), ': ENOENT'],
+    ['a directory', () => dir, 'is not a file'],
+    ['an empty name', () => '', '--baseline needs a file name'],
+  ])(
+    'refuses %s with one line, the help hint and exit 2, before any scan',
+    async (_, make, message) => {
+      const run = await runCli(['scan', '--stdio', fixture('flawed').line, '--baseline', make()]);
+      expect(run.code).toBe(2);
+      const lines = run.stderr.trim().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toContain(message);
+      expect(lines[0]).toMatch(/^stateguard scan: /);
+      expect(lines[1]).toBe("Try 'stateguard scan --help'.");
+      expect(run.stdout).toBe('');
+    },
+  );
+});

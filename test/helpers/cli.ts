@@ -1,0 +1,41 @@
+/**
+ * Runs the `stateguard` command line from source as a real child process
+ * (`node --import tsx src/cli/main.ts …`), with colour off and a hard limit on its life.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { REPO_ROOT } from './spawn-stdio.js';
+
+/** The CLI entry point, run from source. */
+export const CLI_MAIN = join(REPO_ROOT, 'src/cli/main.ts');
+
+/** How a CLI run ended. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `stateguard <args>`, killed (SIGKILL) if it outlives `limitMs`. */
+export function runCli(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  limitMs = 25_000,
+): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI_MAIN, ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, NO_COLOR: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const killer = setTimeout(() => child.kill('SIGKILL'), limitMs);
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
