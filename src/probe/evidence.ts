@@ -132,21 +132,6 @@ export function noteEvidence(r: Redactor, text: string): Evidence {
   return { kind: 'note', text: r.string(text).slice(0, EVIDENCE_LIMITS.maxString) };
 }
 
-/** An observation, as evidence. */
-export function observationEvidence(
-  r: Redactor,
-  label: string,
-  expected: string,
-  actual: string,
-): Evidence {
-  return {
-    kind: 'observation',
-    label: r.string(label),
-    expected: r.string(expected),
-    actual: r.string(actual),
-  };
-}
-
 /** Lines a stdio child wrote to stderr. */
 export function stderrEvidence(r: Redactor, lines: readonly string[]): Evidence {
   return { kind: 'stderr', lines: lines.map((l) => r.string(l)) };
