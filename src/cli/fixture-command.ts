@@ -12,6 +12,7 @@ import { isMode, MODES, type Mode } from '../fixture/flaws.js';
 import { startFixtureHttp } from '../fixture/http.js';
 import { stderrLog } from '../fixture/log.js';
 import { serveFixtureStdio } from '../fixture/stdio.js';
+import { parseArgsMessage } from './parse-args-message.js';
 
 /** Help text of the subcommand. */
 export const FIXTURE_HELP = `Usage: stateguard fixture --mode <mode> [--transport stdio|http] [--port N] [--principal-meta-key K]
@@ -49,7 +50,7 @@ export function parseFixtureArgs(argv: readonly string[]): FixtureCommandOptions
       },
     }));
   } catch (error) {
-    return (error as Error).message;
+    return parseArgsMessage(error);
   }
   if (values.help) return 'help';
   if (values.mode === undefined) return 'missing --mode';

@@ -14,6 +14,7 @@ import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/session.js';
 import type { Target } from '../probe/types.js';
 import { EVIDENCE_MODES, isReportFormat, REPORT_FORMATS } from '../report/index.js';
 import type { EvidenceMode, ReportFormat } from '../report/index.js';
+import { parseArgsMessage } from './parse-args-message.js';
 import { readBaseline } from './read-baseline.js';
 
 /** The help text; it documents every flag `parseArgs` accepts. */
@@ -191,7 +192,7 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
       allowPositionals: false,
     }));
   } catch (err) {
-    throw new ProbeUsageError((err as Error).message.split('\n')[0] ?? 'bad arguments');
+    throw new ProbeUsageError(parseArgsMessage(err));
   }
   if (values.help) return 'help';
   const format = values.format ?? 'text';

@@ -15,7 +15,8 @@
  * client-asserted, for fixtures and tests), `--single-use` (refuse a replayed `create_report` round),
  * `--demo-tokens a,b` (HTTP: accept these bearer tokens, each its own user).
  *
- * Prints `[example] ready` on stderr when serving (HTTP: followed by the URL).
+ * Prints `[example] ready` on stderr when serving (HTTP: followed by the URL). `--help` prints the
+ * usage on stdout and exits 0; a usage error exits 2.
  */
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
@@ -27,6 +28,24 @@ import { createReportServer } from './create-report.js';
 import { createReportHttpListener, demoVerifier } from './http.js';
 
 const log = (line: string) => process.stderr.write(`[example] ${line}\n`);
+
+// What `--help` prints: every flag parseArgs accepts, and the environment read.
+const EXAMPLE_USAGE = `Usage: npm run example -- (--stdio | --http [--port N]) [options]
+
+Serves the create_report wizard on a stateguard-guarded SDK server.
+  --stdio               serve over stdio (a random key unless STATEGUARD_KEYS is set)
+  --http                serve Streamable HTTP on 127.0.0.1 (needs STATEGUARD_KEYS)
+  --port N              HTTP port, default 0 (any free port; the URL is printed on stderr)
+  --ephemeral-key       HTTP: run on a per-process random key instead of STATEGUARD_KEYS
+  --principal-meta      read the principal from _meta["io.modelcontextprotocol/principal"]
+  --single-use          refuse a replayed create_report round (in-memory ledger)
+  --demo-tokens a,b     HTTP: accept these bearer tokens, each its own user (demo verifier)
+  -h, --help            this help
+
+Environment: STATEGUARD_KEYS (comma-separated secrets), STATEGUARD_AUDIENCE (default reports),
+STATEGUARD_TTL_SECONDS (default 600), STATEGUARD_PRINCIPAL (stdio), STATEGUARD_CLOCK_OFFSET_SECONDS
+(demos and tests only).
+`;
 
 function numberEnv(name: string): number | undefined {
   const raw = process.env[name];
@@ -46,8 +65,13 @@ function main(): void {
       'principal-meta': { type: 'boolean', default: false },
       'single-use': { type: 'boolean', default: false },
       'demo-tokens': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   });
+  if (values.help) {
+    process.stdout.write(EXAMPLE_USAGE);
+    return;
+  }
   if (values.stdio === values.http) throw new TypeError('pass exactly one of --stdio or --http');
   const transport = values.stdio ? 'stdio' : 'http';
 
@@ -93,5 +117,6 @@ try {
   main();
 } catch (error) {
   log(`cannot start: ${error instanceof Error ? error.message : String(error)}`);
+  log("try 'npm run example -- --help'");
   process.exitCode = 2;
 }

@@ -34,6 +34,10 @@ describe('stateguard scan usage', () => {
     [['--http', 'not a url'], 'needs an http(s) URL'],
     [['--http', 'file:///etc/passwd'], 'needs an http(s) URL'],
     [['--stdio', 'x', '--frobnicate'], "Unknown option '--frobnicate'"],
+    [
+      ['--http', '--quiet'],
+      "--http needs a value (for one that starts with '-', write --http=<value>)",
+    ],
     [['--stdio', 'x', '--probe', 'state/nope'], "unknown probe 'state/nope'"],
     [['--stdio', 'x', '--format', 'xml'], "unknown --format 'xml'"],
     [['--stdio', 'server | tee log'], "runs no shell; remove '|'"],

@@ -93,6 +93,24 @@ describe('the key policy', () => {
     expect(run.stderr).not.toContain('ready');
   });
 
+  it('prints the example usage with every flag on --help and exits 0 without serving', async () => {
+    const run = await runToExit(MAIN, ['--help']);
+    expect(run.code).toBe(0);
+    const flags = ['--stdio', '--http', '--port', '--ephemeral-key', '--principal-meta'];
+    for (const flag of [...flags, '--single-use', '--demo-tokens', 'STATEGUARD_KEYS']) {
+      expect(run.stdout).toContain(flag);
+    }
+    expect(run.stderr).not.toContain('ready');
+  });
+
+  it('answers an unknown example flag with exit 2 and a pointer to --help', async () => {
+    const run = await runToExit(MAIN, ['--stdio', '--no-such-flag']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("Unknown option '--no-such-flag'");
+    expect(run.stderr).toContain('--help');
+    expect(run.stderr).not.toContain('ready');
+  });
+
   it('lets the example HTTP server start on a random key with --ephemeral-key', async () => {
     const child = await spawnStdio(MAIN, ['--http', '--ephemeral-key'], {
       env: { STATEGUARD_KEYS: '' },
