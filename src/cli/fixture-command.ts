@@ -44,7 +44,7 @@ export function parseFixtureArgs(argv: readonly string[]): FixtureCommandOptions
       options: {
         mode: { type: 'string' },
         transport: { type: 'string', default: 'stdio' },
-        port: { type: 'string', default: '0' },
+        port: { type: 'string' },
         'principal-meta-key': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -59,9 +59,13 @@ export function parseFixtureArgs(argv: readonly string[]): FixtureCommandOptions
   if (transport !== 'stdio' && transport !== 'http') {
     return `unknown transport '${transport}' (stdio or http)`;
   }
-  const port = Number(values.port);
-  if (!/^\d+$/.test(values.port) || !Number.isInteger(port) || port > 65535) {
-    return `invalid --port '${values.port}'`;
+  if (values.port !== undefined && transport !== 'http') {
+    return '--port applies only to --transport http';
+  }
+  const portText = values.port ?? '0';
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || !Number.isInteger(port) || port > 65535) {
+    return `invalid --port '${portText}'`;
   }
   const key = values['principal-meta-key'];
   if (key !== undefined && key.length === 0) return 'empty --principal-meta-key';
