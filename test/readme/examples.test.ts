@@ -1,0 +1,239 @@
+/**
+ * Keeps the README's TypeScript examples true: every ```ts block is type-checked against the
+ * package's public entry points, mapped to their sources, so an example drifts from the API and this
+ * test fails without a build.
+ *
+ * Conventions for README authors:
+ * - A block may use the placeholders declared in {@link PRELUDE} (`principal`, `args`, `log`,
+ *   `echoedState`, `request`, …) as if they were in scope. Each is typed against the real exports.
+ * - A block that cannot compile on its own (a deliberate fragment) is fenced ```ts fragment and
+ *   skipped. Use it sparingly: an example that does not compile is usually a wrong example.
+ * - Each block is a module of its own; names defined in one block are not visible in the next.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+/** Overridable so a scratch copy of the README can show that a broken example fails. */
+const README = process.env.STATEGUARD_README_PATH ?? join(ROOT, 'README.md');
+/** Virtual files live inside the package so `zod` and the SDK resolve from its node_modules. */
+const VIRTUAL_DIR = join(ROOT, 'test', 'readme', '__readme-examples__');
+const PRELUDE_FILE = join(VIRTUAL_DIR, 'prelude.ts');
+
+/** The published specifiers, mapped to the sources their `exports` entries are built from. */
+const ENTRY_POINTS: Record<string, string> = {
+  stateguard: 'src/index.ts',
+  'stateguard/sdk': 'src/sdk/index.ts',
+  'stateguard/redis': 'src/redis.ts',
+  'stateguard/errors': 'src/errors.ts',
+};
+
+/**
+ * What README blocks may assume is in scope. Globals, so that a block which imports or defines the
+ * same name simply shadows it.
+ */
+const PRELUDE = `
+import type { CallToolRequest, ServerContext } from '@modelcontextprotocol/server';
+import type * as Sdk from '@modelcontextprotocol/server';
+import type { z } from 'zod';
+import type { HandleBinder, HandleStore, KeysInput, Principal } from 'stateguard';
+import type { StateGuard } from 'stateguard/sdk';
+
+declare global {
+  /** The caller, resolved from verified auth info. */
+  const principal: Principal;
+  /** Fields of a verified access token. */
+  const clientId: string;
+  const issuer: string;
+  const subject: string;
+  /** The tools/call request being served. */
+  const request: CallToolRequest;
+  /** The requestState the client sent back. */
+  const echoedState: string;
+  /** A structured logger. */
+  const log: { warn(fields: Record<string, unknown>): void; error(error: unknown): void };
+  /** A tool's validated arguments. */
+  const args: { workspace: string };
+  /** The operator's secrets. */
+  const keys: KeysInput;
+  /** A guard created as in the SDK section. */
+  const guard: StateGuard;
+  /** The SDK's server class, imported as in the SDK section. */
+  const McpServer: typeof Sdk.McpServer;
+  /** A server, a tool spec, a binder and a store set up as in the preceding examples. */
+  const server: Sdk.McpServer;
+  const spec: { inputSchema: z.ZodObject<{ workspace: z.ZodString }> };
+  const handles: HandleBinder;
+  const store: HandleStore<{ title: string }>;
+  /** The application's own mapping from a request context to its principal. */
+  function principalOf(ctx: ServerContext): Principal;
+}
+export {};
+`;
+
+interface Block {
+  /** README line of the first line of code (1-based). */
+  readonly line: number;
+  readonly heading: string;
+  readonly code: string;
+  readonly fragment: boolean;
+}
+
+/** Every ```ts fence, with the nearest heading above it. */
+function extractBlocks(markdown: string): Block[] {
+  const lines = markdown.split('\n');
+  const blocks: Block[] = [];
+  let heading = '(top of README)';
+  for (let i = 0; i < lines.length; i++) {
+    const text = lines[i] ?? '';
+    const fence = /^(`{3,}|~{3,})\s*(\S*)(.*)$/.exec(text);
+    if (fence === null) {
+      const title = /^#{1,6}\s+(.*?)\s*$/.exec(text);
+      if (title?.[1] !== undefined) heading = title[1];
+      continue;
+    }
+    const marker = fence[1] ?? '```';
+    const lang = fence[2] ?? '';
+    const info = (fence[3] ?? '').trim().split(/\s+/);
+    let end = i + 1;
+    while (end < lines.length && !(lines[end] ?? '').startsWith(marker)) end++;
+    if (lang === 'ts' || lang === 'typescript') {
+      blocks.push({
+        line: i + 2,
+        heading,
+        code: lines.slice(i + 1, end).join('\n'),
+        fragment: info.includes('fragment'),
+      });
+    }
+    i = end;
+  }
+  return blocks;
+}
+
+/** The project's strict options, minus what only makes sense for whole programs. */
+function compilerOptions(): ts.CompilerOptions {
+  const config = ts.readConfigFile(join(ROOT, 'tsconfig.json'), (path) => ts.sys.readFile(path));
+  const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
+  return {
+    ...parsed.options,
+    noEmit: true,
+    declaration: false,
+    sourceMap: false,
+    // An example shows a value the reader goes on to use; flagging it as unused would only push
+    // filler into the README.
+    noUnusedLocals: false,
+    noUnusedParameters: false,
+    baseUrl: ROOT,
+    paths: Object.fromEntries(Object.entries(ENTRY_POINTS).map(([name, file]) => [name, [file]])),
+  };
+}
+
+interface Checked {
+  readonly program: ts.Program;
+  readonly files: Map<Block, string>;
+}
+
+/** One program for every block (plus the prelude): the library is type-checked once. */
+function checkBlocks(blocks: readonly Block[]): Checked {
+  const files = new Map<Block, string>();
+  const virtual = new Map<string, string>([[PRELUDE_FILE, PRELUDE]]);
+  blocks.forEach((block, index) => {
+    const file = join(VIRTUAL_DIR, `block-${index}-line-${block.line}.ts`);
+    files.set(block, file);
+    // `export {}` makes every block a module, so blocks never see each other's declarations.
+    virtual.set(file, `${block.code}\nexport {};\n`);
+  });
+  const options = compilerOptions();
+  const host = ts.createCompilerHost(options, true);
+  const { getSourceFile, fileExists, readFile } = host;
+  host.fileExists = (path) => virtual.has(path) || fileExists.call(host, path);
+  host.readFile = (path) => virtual.get(path) ?? readFile.call(host, path);
+  host.getSourceFile = (path, languageVersion, onError, shouldCreate) => {
+    const text = virtual.get(path);
+    return text === undefined
+      ? getSourceFile.call(host, path, languageVersion, onError, shouldCreate)
+      : ts.createSourceFile(path, text, languageVersion, true);
+  };
+  const program = ts.createProgram([PRELUDE_FILE, ...files.values()], options, host);
+  return { program, files };
+}
+
+/** Diagnostics of one file, each prefixed with its README line (`offset` + line in the file). */
+function describeDiagnostics(program: ts.Program, file: string, offset: number): string[] {
+  const source = program.getSourceFile(file);
+  if (source === undefined) return [`${file}: not in the program`];
+  const diagnostics = [
+    ...program.getSyntacticDiagnostics(source),
+    ...program.getSemanticDiagnostics(source),
+  ];
+  return diagnostics.map((diagnostic) => {
+    const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n  ');
+    if (diagnostic.file === undefined || diagnostic.start === undefined) return message;
+    const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
+    return `README.md:${offset + line}:${character + 1} TS${diagnostic.code}: ${message}`;
+  });
+}
+
+const blocks = extractBlocks(readFileSync(README, 'utf8'));
+/** Proves the harness can fail: an option the sealer does not have, on the block's third line. */
+const broken: Block = {
+  line: 1000,
+  heading: 'harness self-test',
+  code: [
+    "import { createStateSealer } from 'stateguard';",
+    '',
+    "createStateSealer({ keys: 'k'.repeat(32), audience: 'a', ttlSecs: 60 });",
+  ].join('\n'),
+  fragment: false,
+};
+
+describe('README TypeScript examples', () => {
+  let checked: Checked;
+
+  beforeAll(() => {
+    checked = checkBlocks([...blocks.filter((block) => !block.fragment), broken]);
+  });
+
+  it('finds the README examples and resolves each public specifier to its source', () => {
+    expect(blocks.filter((block) => !block.fragment).length).toBeGreaterThan(0);
+    for (const [specifier, file] of Object.entries(ENTRY_POINTS)) {
+      const resolved = ts.resolveModuleName(
+        specifier,
+        PRELUDE_FILE,
+        checked.program.getCompilerOptions(),
+        ts.sys,
+        undefined,
+        undefined,
+        ts.ModuleKind.ESNext,
+      ).resolvedModule;
+      expect(resolved?.resolvedFileName, specifier).toBe(join(ROOT, file));
+    }
+  });
+
+  it('type-checks the prelude of placeholders the examples rely on', () => {
+    expect(describeDiagnostics(checked.program, PRELUDE_FILE, 0)).toEqual([]);
+  });
+
+  it('reports a misspelt option with the README line it is on', () => {
+    const file = checked.files.get(broken) ?? '';
+    const diagnostics = describeDiagnostics(checked.program, file, broken.line);
+    expect(diagnostics).toHaveLength(1);
+    expect(diagnostics[0]).toMatch(/^README\.md:1002:\d+ TS2353: .*'ttlSecs'/);
+  });
+
+  for (const block of blocks) {
+    const name = `the example under "${block.heading}" (README line ${block.line}) type-checks`;
+    if (block.fragment) {
+      it.skip(`${name} (fenced as a fragment)`, () => {});
+      continue;
+    }
+    it(name, () => {
+      const file = checked.files.get(block) ?? '';
+      const diagnostics = describeDiagnostics(checked.program, file, block.line);
+      expect(diagnostics, diagnostics.join('\n')).toEqual([]);
+    });
+  }
+});
