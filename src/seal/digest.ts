@@ -13,6 +13,13 @@
  * The one thing the text hides is a number JSON cannot carry: `JSON.stringify` writes NaN and
  * ±Infinity as `null`, where canonical JSON refuses them. A text containing `null` is checked against
  * the value itself before anything remembered is used.
+ *
+ * A flat object (a plain object without `toJSON`, of at most 16 keys whose values are strings, finite
+ * numbers, booleans or `null`, as tool arguments usually are) is where text and value cannot
+ * disagree, so its canonical form is written straight from its entries, read once, without the
+ * write, parse and canonicalize round trip. That text is hashed every time rather than remembered:
+ * the hash of a short text costs little more than a lookup would, and on the cold path (new
+ * arguments on every call) every lookup would miss and every entry would be kept alive for nothing.
  */
 import * as crypto from 'node:crypto';
 import { canonicalJson } from './binding.js';
@@ -54,6 +61,8 @@ function textDigest(text: string): Buffer {
  */
 export function jsonDigest(value: unknown): Buffer {
   if (value === undefined || value === null) return EMPTY_DIGEST;
+  const entries = flatEntries(value);
+  if (entries !== undefined) return sha256(canonicalEntries(entries));
   const text = jsonText(value);
   if (text.includes('null')) canonicalJson(value);
   return textDigest(text);
@@ -125,21 +134,38 @@ function sameEntries(value: unknown, entries: FlatEntries): boolean {
   return true;
 }
 
-/** The JSON text of flat entries: what `JSON.stringify` writes for an object holding them. */
-function entriesText({ keys, values }: FlatEntries): string {
+/** A string holding a lone surrogate: canonical JSON refuses one (UTF-8 cannot carry it). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * The RFC 8785 canonical form of a flat object, written straight from its entries: keys sorted by
+ * UTF-16 code units, each key and scalar in the form `JSON.stringify` gives it (which is RFC 8785's
+ * for strings, finite numbers, booleans and `null`). It is exactly what canonicalizing the parsed
+ * JSON text of the entries gives, without writing and parsing that text; a lone surrogate, which
+ * canonical JSON refuses, is refused here too.
+ */
+function canonicalEntries({ keys, values }: FlatEntries): string {
+  const order = keys.map((_, i) => i);
+  order.sort((a, b) => ((keys[a] as string) < (keys[b] as string) ? -1 : 1));
   let text = '{';
-  for (let i = 0; i < keys.length; i++) {
-    text += `${i === 0 ? '' : ','}${JSON.stringify(keys[i])}:${JSON.stringify(values[i])}`;
+  for (let n = 0; n < order.length; n++) {
+    const i = order[n] as number;
+    const key = keys[i] as string;
+    const value = values[i] as Scalar;
+    if (LONE_SURROGATE.test(key) || (typeof value === 'string' && LONE_SURROGATE.test(value))) {
+      throw new TypeError('value is not representable as JSON');
+    }
+    text += `${n === 0 ? '' : ','}${JSON.stringify(key)}:${JSON.stringify(value)}`;
   }
   return `${text}}`;
 }
 
 /**
- * A {@link jsonDigest} that remembers the digests of up to `limit` recent texts, with the last one in
- * front: the rounds of a flow present the same arguments again. When the last value was a flat
- * object (tool arguments usually are), a value with the same entries is recognised without writing
- * its JSON at all; the digest of the entries' text is computed from the entries as read, so what is
- * remembered always belongs to the entries it is found by.
+ * A {@link jsonDigest} that remembers the digests of up to `limit` recent JSON texts, with the last
+ * value in front: the rounds of a flow present the same arguments again. A flat object is hashed
+ * from its entries instead (see above), and one with the same entries as the last value is
+ * recognised without writing anything: its digest was computed from the entries as read, so it
+ * always belongs to the entries it is found by.
  */
 export function createDigester(limit = DEFAULT_LIMIT): (value: unknown) => Buffer {
   const memo = createMemo<Buffer>(limit);
@@ -150,17 +176,18 @@ export function createDigester(limit = DEFAULT_LIMIT): (value: unknown) => Buffe
     if (value === undefined || value === null) return EMPTY_DIGEST;
     if (lastEntries !== undefined && sameEntries(value, lastEntries)) return lastDigest;
     const entries = flatEntries(value);
-    let text: string;
+    let digest: Buffer;
+    let text: string | undefined;
     if (entries !== undefined) {
-      // The values were read once and are scalars: no NaN can hide behind a `null`.
-      text = entriesText(entries);
+      digest = sha256(canonicalEntries(entries));
     } else {
-      text = jsonText(value);
+      const json = jsonText(value);
       // Before any remembered digest: the text of {x: NaN} is the text of {x: null}.
-      if (text.includes('null')) canonicalJson(value);
-      if (text === lastText) return lastDigest;
+      if (json.includes('null')) canonicalJson(value);
+      if (json === lastText) return lastDigest;
+      digest = memo.get(json, () => textDigest(json));
+      text = json;
     }
-    const digest = memo.get(text, () => textDigest(text));
     lastText = text;
     lastEntries = entries;
     lastDigest = digest;

@@ -37,6 +37,40 @@ describe('the canonical digest', () => {
     expect(digest(value).toString('hex')).toBe(reference(value));
   });
 
+  it('writes flat objects canonically straight from their entries, as canonicalizing the JSON would', () => {
+    const sixteen = Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${15 - i}`, i]));
+    const flat: Record<string, unknown>[] = [
+      // Code-unit order, not code-point order: the surrogate pair of 🚀 (U+D83D…) sorts before U+FB01.
+      { '\uFB01': 1, '🚀': 2, é: 3, e: 4, E: 5, '': 6 },
+      { '10': 'ten', '2': 'two', '-1': 'minus one', '1.5': 'a half', b: 'bee' },
+      { n: -0, big: 1e21, small: 5e-324, neg: -1.5e-7, max: Number.MAX_SAFE_INTEGER + 2 },
+      { quote: '"', backslash: '\\', control: '\u0001\n\t', del: '\u007f', sep: '\u2028' },
+      { t: true, f: false, z: null, s: '' },
+      sixteen,
+      { ...sixteen, k16: 16 },
+      Object.assign(Object.create(null) as object, { b: 1, a: 2 }) as Record<string, unknown>,
+    ];
+    for (const value of flat) {
+      const digest = createDigester();
+      expect(jsonDigest(value).toString('hex')).toBe(reference(value));
+      expect(digest(value).toString('hex')).toBe(reference(value));
+      expect(digest({ ...value }).toString('hex')).toBe(reference(value));
+    }
+  });
+
+  it('refuses a lone surrogate in a flat object key or value, as canonical JSON does', () => {
+    for (const bad of [
+      { s: '\ud800' },
+      { s: 'a\udc00b' },
+      { '\udbff': 1 },
+      { ok: '🚀', k: '\ud83d' },
+    ]) {
+      expect(() => jsonDigest(bad)).toThrow(TypeError);
+      expect(() => createDigester()(bad)).toThrow(TypeError);
+    }
+    expect(jsonDigest({ s: '🚀' }).toString('hex')).toBe(reference({ s: '🚀' }));
+  });
+
   it('refuses numbers JSON cannot carry, even right after the same text with null', () => {
     const digest = createDigester();
     digest({ x: null });
