@@ -8,12 +8,14 @@
 import type {
   ControlResult,
   Exchange,
+  IdentityName,
   ProtocolInfo,
   RequestOptions,
   TransportKind,
   Verdict,
 } from './types.js';
 import type { Reference } from './references.js';
+import type { SurfaceMap } from './discovery/surface-map.js';
 
 /** A probe's own conclusion, before the runner applies the controls. */
 export interface ProbeDecision {
@@ -27,6 +29,8 @@ export interface ProbeContext {
   readonly protocol: ProtocolInfo;
   /** Destructive tools may be called only when this is true (`--include-destructive`). */
   readonly includeDestructive: boolean;
+  /** What discovery found before the probes ran (empty while discovery itself runs). */
+  readonly surface: SurfaceMap;
   /** Send one JSON-RPC request as an identity; recorded as evidence and counted against the budget. */
   request(
     method: string,
@@ -39,6 +43,8 @@ export interface ProbeContext {
   observe(label: string, detail: string): void;
   /** Record a free-text note in the evidence. */
   note(text: string): void;
+  /** Which identity `value` is (its secret as the server may echo it), if either. */
+  identityOf(value: string): IdentityName | undefined;
 }
 
 /** A probe module's default export. */

@@ -14,6 +14,8 @@ export interface Redactor {
   value(v: unknown): unknown;
   /** Header map with credentials replaced, whatever their case. */
   headers(h: Record<string, string>): Record<string, string>;
+  /** The identity whose secret `s` is exactly, if any. */
+  identityOf(s: string): IdentityName | undefined;
 }
 
 const CREDENTIAL_HEADERS = new Set([
@@ -59,6 +61,7 @@ export function createRedactor(identities: Partial<Record<IdentityName, string>>
 
   return {
     string,
+    identityOf: (s) => secrets.find(([, secret]) => secret === s)?.[0],
     value: (v) => boundValue(v, EVIDENCE_LIMITS, string),
     headers(h) {
       const out: Record<string, string> = {};

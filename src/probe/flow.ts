@@ -22,27 +22,52 @@ export type Reading = 'accepted' | 'refused' | 'input' | 'failure';
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * A `resultType` as a peer would tolerate it: case, `-`, `_` and spaces ignored, so
+ * `input_required`, `input-required`, `INPUT_REQUIRED` and `inputRequired` are one.
+ */
+export function resultTypeOf(result: Record<string, unknown>): string | undefined {
+  const type = result['resultType'];
+  return typeof type === 'string' ? type.toLowerCase().replace(/[-_\s]/g, '') : undefined;
+}
+
 /** Read one outcome (see the module comment). */
 export function readOutcome(outcome: Outcome): Reading {
   if (outcome.kind === 'failure') return 'failure';
   if (outcome.kind === 'error') return 'refused';
   const r = outcome.result;
   if (r['isError'] === true) return 'refused';
-  const type = r['resultType'];
+  const type = resultTypeOf(r);
+  if (type === 'inputrequired') return 'input';
+  // No `resultType` but input requests: a loosely written multi-round answer.
+  if (type === undefined && isRecord(r['inputRequests'])) return 'input';
   if (type === undefined || type === 'complete') return 'accepted';
-  if (type === 'input_required') return 'input';
   return 'failure';
 }
 
-/** A tool call: name and arguments. */
-export interface ToolCall {
-  readonly name: string;
-  readonly arguments: Record<string, unknown>;
+/**
+ * One request a probe may drive through rounds: `tools/call`, `prompts/get` or `resources/read`,
+ * with the params of round 1. `subject` names it in labels and reasons (`tool x`, `prompt y`).
+ */
+export interface Call {
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+  readonly subject: string;
+}
+
+/** A `tools/call` of `name` with `args`. */
+export function toolCall(name: string, args: Record<string, unknown>): Call {
+  return { method: 'tools/call', params: { name, arguments: args }, subject: name };
+}
+
+/** Whether two calls send the same request. */
+export function sameCall(a: Call, b: Call): boolean {
+  return a.method === b.method && JSON.stringify(a.params) === JSON.stringify(b.params);
 }
 
 /** A round 1 that asked for input. */
 export interface Asked {
-  readonly call: ToolCall;
+  readonly call: Call;
   readonly exchange: Exchange;
   readonly state: string | undefined;
   readonly inputRequests: Record<string, unknown>;
@@ -51,11 +76,11 @@ export interface Asked {
 /** Call a tool; when it answers `input_required`, return what it asked. */
 export async function ask(
   ctx: ProbeContext,
-  call: ToolCall,
+  call: Call,
   identity: IdentityName,
   label: string,
 ): Promise<{ exchange: Exchange; reading: Reading; asked?: Asked }> {
-  const exchange = await ctx.request('tools/call', { ...call }, { identity, label });
+  const exchange = await ctx.request(call.method, { ...call.params }, { identity, label });
   const reading = readOutcome(exchange.outcome);
   if (reading !== 'input' || exchange.outcome.kind !== 'result') return { exchange, reading };
   const r = exchange.outcome.result;
@@ -69,6 +94,8 @@ export interface Resumed {
   readonly exchange: Exchange;
   readonly reading: Reading;
   readonly sent: Record<string, unknown>;
+  /** Every retry's exchange, in order (the last is `exchange`). */
+  readonly rounds: readonly Exchange[];
 }
 
 /** Options of {@link resume}. */
@@ -79,7 +106,7 @@ export interface ResumeOptions {
   readonly state: string | undefined;
   readonly shape: AnswerShape;
   /** The call to retry on; defaults to the call that asked. */
-  readonly call?: ToolCall;
+  readonly call?: Call;
   /** Most rounds driven after round 1 (a wizard asks several times). */
   readonly maxRounds?: number;
 }
@@ -95,23 +122,25 @@ export async function resume(
   let requests = asked.inputRequests;
   let state = options.state;
   const maxRounds = options.maxRounds ?? 3;
+  const rounds: Exchange[] = [];
   for (let round = 1; ; round++) {
     const sent: Record<string, unknown> = {
-      ...call,
+      ...call.params,
       inputResponses: answerInputs(requests, options.shape),
       ...(state === undefined ? {} : { requestState: state }),
     };
     const label = round === 1 ? options.label : `${options.label} (round ${round + 1})`;
-    const exchange = await ctx.request('tools/call', sent, { identity: options.identity, label });
+    const exchange = await ctx.request(call.method, sent, { identity: options.identity, label });
     const reading = readOutcome(exchange.outcome);
+    rounds.push(exchange);
     if (reading !== 'input' || exchange.outcome.kind !== 'result')
-      return { exchange, reading, sent };
+      return { exchange, reading, sent, rounds };
     const r = exchange.outcome.result;
     const next = isRecord(r['inputRequests']) ? r['inputRequests'] : {};
     const sameQuestions = Object.keys(next).sort().join('\0') === firstKeys;
     // Asked round 1's questions again: the state was not honoured, the flow started over.
-    if (round === 1 && sameQuestions) return { exchange, reading: 'refused', sent };
-    if (round >= maxRounds) return { exchange, reading: 'refused', sent };
+    if (round === 1 && sameQuestions) return { exchange, reading: 'refused', sent, rounds };
+    if (round >= maxRounds) return { exchange, reading: 'refused', sent, rounds };
     requests = next;
     state = typeof r['requestState'] === 'string' ? r['requestState'] : undefined;
   }
@@ -139,7 +168,7 @@ export type Established =
  */
 export async function establish(
   ctx: ProbeContext,
-  call: ToolCall,
+  call: Call,
   identity: IdentityName,
   label: string,
   asked?: Asked,
@@ -206,7 +235,7 @@ export function answersOf(e: Established & { ok: true }): unknown[] {
  */
 export async function baselineAnswers(
   ctx: ProbeContext,
-  call: ToolCall,
+  call: Call,
   identity: IdentityName,
   label: string,
 ): Promise<unknown[] | undefined> {
@@ -226,7 +255,7 @@ export interface FreshRetry {
   /** The state to send, from the fresh one; `undefined` means this state has no such change. */
   readonly change: (state: string) => string | undefined;
   /** The call the retry is sent on; defaults to the call that asked. */
-  readonly retryCall?: ToolCall;
+  readonly retryCall?: Call;
 }
 
 /**
@@ -235,7 +264,7 @@ export interface FreshRetry {
  */
 export async function retryFresh(
   ctx: ProbeContext,
-  call: ToolCall,
+  call: Call,
   o: FreshRetry,
 ): Promise<{ round1: Exchange; resumed?: Resumed; sentState?: string }> {
   const first = await ask(ctx, call, o.owner, `${o.label}: round 1 as ${o.owner}`);
@@ -250,4 +279,54 @@ export async function retryFresh(
     ...(o.retryCall === undefined ? {} : { call: o.retryCall }),
   });
   return { round1: first.exchange, resumed, sentState };
+}
+
+/** What one call showed over every round it was driven through. */
+export interface Driven {
+  /** The last exchange (the final round, or the one that stopped the flow). */
+  readonly exchange: Exchange;
+  /** How the flow ended: `input` never, a flow stopped mid-way reads as its last round. */
+  readonly reading: Reading;
+  /** Every round's result object, in order (errors and failures leave none). */
+  readonly answers: unknown[];
+  /** Every round's params as sent, in order. */
+  readonly sent: Record<string, unknown>[];
+  /** Whether any round was answered (a result, even `input_required`). */
+  readonly answered: boolean;
+}
+
+/**
+ * Send `call` as `identity` and, when it answers `input_required`, drive it to completion with its
+ * state untouched and the questions answered in the shape asked: an answer the server gives only
+ * at the last round (the owner named at completion) is still seen. Every round's answer is kept,
+ * so a probe judges on all of them.
+ */
+export async function callThrough(
+  ctx: ProbeContext,
+  call: Call,
+  identity: IdentityName,
+  label: string,
+): Promise<Driven> {
+  const first = await ask(ctx, call, identity, label);
+  const answers: unknown[] =
+    first.exchange.outcome.kind === 'result' ? [resultOf(first.exchange)] : [];
+  const sent = [call.params];
+  if (first.asked === undefined) {
+    return {
+      exchange: first.exchange,
+      reading: first.reading,
+      answers,
+      sent,
+      answered: answers.length > 0 && first.reading !== 'refused',
+    };
+  }
+  const done = await resume(ctx, first.asked, {
+    identity,
+    label: `${label} (round 2)`,
+    state: first.asked.state,
+    shape: preferredShape(first.asked.inputRequests),
+  });
+  for (const e of done.rounds) if (e.outcome.kind === 'result') answers.push(resultOf(e));
+  sent.push(done.sent);
+  return { exchange: done.exchange, reading: done.reading, answers, sent, answered: true };
 }

@@ -125,7 +125,11 @@ export function echoAware(answer: unknown, request: unknown, options: CarryOptio
     if (depth > 32) return;
     if (typeof v === 'string' && key !== undefined && rawOnly.includes(key)) {
       const decoded = decodeBlob(v);
-      if (decoded !== undefined && holdsWhole(answer, decoded.value)) echoed.add(key);
+      if (
+        decoded !== undefined &&
+        (holdsWhole(answer, decoded.value) || namesEvery(answer, decoded.value))
+      )
+        echoed.add(key);
     } else if (typeof v === 'object' && v !== null) {
       for (const [k, item] of Object.entries(v)) walk(item, Array.isArray(v) ? key : k, depth + 1);
     }
@@ -163,26 +167,94 @@ function covers(node: Record<string, unknown>, whole: Record<string, unknown>): 
   return Object.entries(whole).every(([k, v]) => Object.hasOwn(node, k) && sameJson(node[k], v));
 }
 
-/** Whether `answer` holds `whole` somewhere: as an object, or as JSON text inside a string. */
+/**
+ * The JSON values written inside a text at any offset: after a prose header, in a Markdown code
+ * fence, pretty-printed or not. Each `{` or `[` is matched to its closing bracket (string-aware) and
+ * parsed; a parsed value's span is skipped. Bounded in starts tried and in text length.
+ */
+export function jsonIn(text: string, maxStarts = 64): unknown[] {
+  const out: unknown[] = [];
+  const t = text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text;
+  let starts = 0;
+  for (let i = 0; i < t.length && starts < maxStarts; i++) {
+    const c = t[i];
+    if (c !== '{' && c !== '[') continue;
+    starts++;
+    const end = closingBracket(t, i);
+    if (end < 0) continue;
+    try {
+      out.push(JSON.parse(t.slice(i, end + 1)) as unknown);
+      i = end;
+    } catch {
+      // Not JSON from here; try the next bracket.
+    }
+  }
+  return out;
+}
+
+/** The index of the bracket closing the one at `start`, skipping JSON strings; -1 when none. */
+function closingBracket(t: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < t.length; i++) {
+    const c = t[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      depth--;
+      if (depth === 0) return i;
+      if (depth < 0) return -1;
+    }
+  }
+  return -1;
+}
+
+/**
+ * Whether `answer` holds `whole` somewhere: as an object at any depth, or as JSON written anywhere
+ * inside any string (after prose, in a code fence, as JSON text inside a JSON string).
+ */
 function holdsWhole(answer: unknown, whole: Record<string, unknown>): boolean {
   if (Object.keys(whole).length === 0) return false;
   let budget = 10_000;
   const walk = (v: unknown, depth: number): boolean => {
     if (depth > 32 || budget-- <= 0) return false;
     if (typeof v === 'string') {
-      const t = v.trim();
-      if (t.length > MAX_TEXT || !/^[[{]/.test(t)) return false;
-      try {
-        return walk(JSON.parse(t) as unknown, depth + 1);
-      } catch {
-        return false;
-      }
+      if (v.length > MAX_TEXT || !/[[{]/.test(v)) return false;
+      return jsonIn(v).some((parsed) => walk(parsed, depth + 1));
     }
     if (Array.isArray(v)) return v.some((item) => walk(item, depth + 1));
     if (!isPlainObject(v)) return false;
     return covers(v, whole) || Object.values(v).some((item) => walk(item, depth + 1));
   };
   return walk(answer, 0);
+}
+
+/**
+ * Whether `answer` names every key and every string value of `whole` (at least three of them) as
+ * tokens, whatever the layout: `key: value` lines, a table, YAML. A tool that prints a decoded
+ * state field by field echoes it as surely as one that prints its JSON.
+ */
+function namesEvery(answer: unknown, whole: Record<string, unknown>): boolean {
+  const wanted = new Set<string>();
+  const walk = (v: unknown, depth: number): void => {
+    if (depth > 8) return;
+    if (typeof v === 'string') for (const t of tokensOf(v)) wanted.add(t);
+    else if (typeof v === 'object' && v !== null) {
+      for (const [k, item] of Object.entries(v)) {
+        if (!Array.isArray(v)) for (const t of tokensOf(k)) wanted.add(t);
+        walk(item, depth + 1);
+      }
+    }
+  };
+  walk(whole, 0);
+  if (wanted.size < 3) return false;
+  const seen = tokensOf(answer);
+  return [...wanted].every((t) => seen.has(t));
 }
 
 /** Whether a request (its params) carries `marker` anywhere, in any encoding. */
@@ -219,13 +291,33 @@ export function markerCounts(
 // taken as a principal's name.
 const NOISE = /^(?:[\d.:+\-TZtz]+|true|false|null)$/;
 
-/** The word-like tokens of a value's JSON text. */
+/**
+ * The word-like tokens of a value: of every string in it (keys too) read as text, so a line break
+ * or a quote inside a string never glues itself to the next word as JSON escapes would (`\nowner`).
+ */
 export function tokensOf(value: unknown): Set<string> {
   const out = new Set<string>();
-  for (const raw of textOf(value).split(/[^A-Za-z0-9_.@+/=~-]+/)) {
-    const token = raw.replace(/^[.\-/=~]+|[.\-/]+$/g, '');
-    if (token.length >= 3 && !NOISE.test(token)) out.add(token);
-  }
+  let budget = MAX_TEXT;
+  const add = (text: string): void => {
+    budget -= text.length;
+    for (const raw of text.split(/[^A-Za-z0-9_.@+/=~-]+/)) {
+      const token = raw.replace(/^[.\-/=~]+|[.\-/]+$/g, '');
+      if (token.length >= 3 && !NOISE.test(token)) out.add(token);
+    }
+  };
+  const walk = (v: unknown, depth: number): void => {
+    if (depth > 32 || budget <= 0) return;
+    if (typeof v === 'string') add(v.length > budget ? v.slice(0, budget) : v);
+    else if (typeof v === 'number' || typeof v === 'boolean') add(String(v));
+    else if (Array.isArray(v)) for (const item of v) walk(item, depth + 1);
+    else if (typeof v === 'object' && v !== null) {
+      for (const [k, item] of Object.entries(v)) {
+        add(k);
+        walk(item, depth + 1);
+      }
+    }
+  };
+  walk(value, 0);
   return out;
 }
 

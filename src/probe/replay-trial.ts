@@ -27,11 +27,11 @@ const APART =
  * `serverTellsApart`) and its decision; see the probe's rationale for how each is read.
  */
 export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
-  const { call, tool, canary: canaryA, handles: handlesA } = flow.prepared;
-  const trial = startTrial(tool.name);
+  const { call, subject, flow: recipe, canary: canaryA, handles: handlesA } = flow.prepared;
+  const trial = startTrial(subject);
   const done = (d: Trial['decision']): Trial => Object.assign(trial, { decision: d });
 
-  const a = await establish(ctx, call, 'A', `${tool.name} as A`, flow.asked);
+  const a = await establish(ctx, call, 'A', `${subject} as A`, flow.asked);
   check(
     trial,
     'aUntouchedRetryAccepted',
@@ -40,15 +40,15 @@ export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Tri
     establishedAs(a),
   );
   if (!a.ok)
-    return done(errored(`A's untouched retry of ${tool.name} did not work (${establishedAs(a)})`));
-  const prepB = await prepareCall(ctx, tool, 'B', 'replay-b');
+    return done(errored(`A's untouched retry of ${subject} did not work (${establishedAs(a)})`));
+  const prepB = await prepareCall(ctx, recipe, 'B', 'replay-b');
   const b = prepB.ok
-    ? await establish(ctx, prepB.prepared.call, 'B', `${tool.name} as B`)
+    ? await establish(ctx, prepB.prepared.call, 'B', `${subject} as B`)
     : undefined;
   const bWhy = b === undefined ? (prepB.ok ? '' : prepB.why) : establishedAs(b);
   check(trial, 'bOwnFlowAccepted', b?.ok === true, "B's own flow is accepted (B is live)", bWhy);
   if (!prepB.ok || b === undefined || !b.ok)
-    return done(errored(`B's own flow on ${tool.name} did not work`));
+    return done(errored(`B's own flow on ${subject} did not work`));
 
   const exclude = [canaryA, prepB.prepared.canary, ...handlesA, ...prepB.prepared.handles];
   const aTokens = distinctTokens(
@@ -131,7 +131,7 @@ export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Tri
   if (trial.outOfBudget) return done(errored('the budget ran out before the replay'));
   if (!told) return done(errored('the server did not show that it tells A and B apart'));
   if (acceptedOn === undefined)
-    return done(refuted(`${tool.name} refused B's replay of A's untouched requestState`));
+    return done(refuted(`${subject} refused B's replay of A's untouched requestState`));
   trial.observations.push({
     label: "accepted, not shown to be A's",
     detail: `B's replay on ${acceptedOn} was accepted without A's canary or principal in the answer`,

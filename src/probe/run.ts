@@ -26,6 +26,7 @@ import type { Redactor } from './evidence.js';
 import { noteEvidence, stderrEvidence } from './evidence.js';
 import { destructiveReason } from './surface.js';
 import type { EngineSession } from './session.js';
+import type { SurfaceMap } from './discovery/surface-map.js';
 import { AbortCause } from './transport/jsonrpc.js';
 
 /** Options of one probe run. */
@@ -36,7 +37,12 @@ export interface ProbeRunOptions {
   readonly capMs: number;
   /** Why the cap is what it is, for the errored reason (e.g. `the scan deadline`). */
   readonly capName?: string;
+  /** What discovery found; empty when absent (discovery itself runs without one). */
+  readonly surface?: SurfaceMap;
 }
+
+/** A surface with nothing on it. */
+export const EMPTY_SURFACE: SurfaceMap = { handles: [], flows: [], tried: [], failures: [] };
 
 // Longest wait for an aborted request's exchange once its probe is cut off.
 const SETTLE_MS = 500;
@@ -71,6 +77,7 @@ export async function runProbe(
     transport: session.transport,
     protocol: session.protocol,
     includeDestructive: options.includeDestructive,
+    surface: options.surface ?? EMPTY_SURFACE,
     async request(method, params, opts) {
       const what = `${method} '${opts.label}' as ${opts.identity}`;
       if (finished || stop.signal.aborted)
@@ -114,6 +121,7 @@ export async function runProbe(
     note(text) {
       if (!finished) evidence.push(noteEvidence(redactor, text));
     },
+    identityOf: (value) => redactor.identityOf(value),
   };
 
   let timer: NodeJS.Timeout | undefined;
@@ -168,12 +176,17 @@ export async function runProbe(
   const stderr = session.takeStderr();
   if (stderr.length > 0) evidence.push(stderrEvidence(redactor, stderr));
   if (evidence.length === 0) {
-    // A probe that decided without a call (no surface in tools/list) still says what it read: a
-    // verdict with no evidence at all could not be checked by anyone reading the report.
+    // A probe that decided without a call of its own (nothing discovered for it) still says what
+    // it read: a verdict with no evidence at all could not be checked by anyone reading the report.
     const names = session.protocol.tools.map((t) => t.name);
     const shown = names.slice(0, 20).join(', ') + (names.length > 20 ? ', …' : '');
     const listed = names.length === 0 ? 'no tools' : `${names.length} tool(s): ${shown}`;
-    evidence.push(noteEvidence(redactor, `decided without a call; tools/list named ${listed}`));
+    const surveyed = options.surface
+      ? `; discovery (its exchanges are in the report's surface section) tried: ${options.surface.tried.join(', ') || 'nothing'}`
+      : '';
+    evidence.push(
+      noteEvidence(redactor, `decided without a call; tools/list named ${listed}${surveyed}`),
+    );
   }
   finished = true;
 

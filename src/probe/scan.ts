@@ -10,6 +10,8 @@ import type { Probe } from './define.js';
 import { createRedactor, noteEvidence, stderrEvidence } from './evidence.js';
 import type { Redactor } from './evidence.js';
 import { centralResult, runProbe } from './run.js';
+import { runSurvey, SURVEY } from './discovery/run-survey.js';
+import { recipeName } from './discovery/surface-map.js';
 import { DEFAULT_PRINCIPAL_META_KEY, openSession } from './session.js';
 import { AbortCause } from './transport/jsonrpc.js';
 import type { Evidence, IdentityName, ProbeResult, RunReport, Target } from './types.js';
@@ -116,6 +118,7 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
       : [...opened.evidence];
   };
   const results: ProbeResult[] = [];
+  let surface: RunReport['surface'];
   try {
     if (opened.problem !== undefined || protocol.era === 'unknown') {
       const reason = opened.problem ?? 'the target answered nothing usable';
@@ -130,6 +133,19 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
       for (const probe of config.probes)
         results.push(centralResult(probe, 'skipped', reason, evidence, redactor));
     } else {
+      progress({ phase: 'probe', id: SURVEY.id });
+      const found = await runSurvey(session, {
+        includeDestructive: config.includeDestructive ?? false,
+        redactor,
+        capMs: Math.max(0, Math.min(remaining(), deadlineMs / 3)),
+        capName: 'the survey time cap',
+      });
+      surface = {
+        handles: found.map.handles.map((h) => redactor.string(recipeName(h))),
+        flows: found.map.flows.map((f) => redactor.string(f.subject)),
+        tried: found.map.tried.map((t) => redactor.string(t)),
+        evidence: found.evidence,
+      };
       for (const [index, probe] of config.probes.entries()) {
         const left = remaining();
         if (left <= 0) {
@@ -144,6 +160,7 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
         const capMs = Math.min(left, Math.max(share, timeoutMs + 1000));
         progress({ phase: 'probe', id: probe.id });
         const result = await runProbe(probe, session, {
+          surface: found.map,
           includeDestructive: config.includeDestructive ?? false,
           redactor,
           capMs,
@@ -161,12 +178,21 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
     await session.close();
   }
 
-  const { tools, ...rest } = protocol;
+  const { tools, prompts, resources, resourceTemplates, deviations, ...rest } = protocol;
+  const shown = (list: readonly string[]): string[] => list.map((x) => redactor.string(x));
   return {
     schemaVersion: 1,
     tool: { name: 'stateguard', version: packageVersion() },
     target: { kind: config.target.kind, display },
-    protocol: { ...rest, toolNames: tools.map((t) => redactor.string(t.name)) },
+    protocol: {
+      ...rest,
+      toolNames: shown(tools.map((t) => t.name)),
+      ...(prompts.length > 0 ? { promptNames: shown(prompts.map((p) => p.name)) } : {}),
+      ...(resources.length > 0 ? { resources: shown(resources) } : {}),
+      ...(resourceTemplates.length > 0 ? { resourceTemplates: shown(resourceTemplates) } : {}),
+      ...(deviations.length > 0 ? { deviations: shown(deviations) } : {}),
+    },
+    ...(surface === undefined ? {} : { surface }),
     startedAt,
     ms: Math.round(performance.now() - started),
     ...(opened.problem !== undefined ? { problem: redactor.string(opened.problem) } : {}),

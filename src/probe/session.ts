@@ -97,6 +97,44 @@ function readTools(result: Record<string, unknown>, into: ToolInfo[]): void {
   }
 }
 
+const MAX_LISTED = 50;
+
+/**
+ * The prompts, resources and resource templates a modern server lists (first page each). A
+ * refusal (-32601: the server has none) is no problem: the list stays empty.
+ */
+async function readLists(
+  step: (method: string, label: string) => Promise<Outcome>,
+): Promise<Pick<ProtocolInfo, 'prompts' | 'resources' | 'resourceTemplates'>> {
+  const list = async (method: string, key: string): Promise<unknown[]> => {
+    const o = await step(method, method);
+    const items = o.kind === 'result' ? o.result[key] : undefined;
+    return Array.isArray(items) ? items.slice(0, MAX_LISTED) : [];
+  };
+  const prompts = (await list('prompts/list', 'prompts')).flatMap((p) =>
+    isRecord(p) && typeof p.name === 'string'
+      ? [
+          {
+            name: p.name,
+            arguments: (Array.isArray(p.arguments) ? p.arguments : []).flatMap((a) =>
+              isRecord(a) && typeof a.name === 'string'
+                ? [{ name: a.name, ...(a.required === true ? { required: true } : {}) }]
+                : [],
+            ),
+          },
+        ]
+      : [],
+  );
+  const uris = (items: unknown[], key: string): string[] =>
+    items.flatMap((r) => (isRecord(r) && typeof r[key] === 'string' ? [r[key] as string] : []));
+  const resources = uris(await list('resources/list', 'resources'), 'uri');
+  const resourceTemplates = uris(
+    await list('resources/templates/list', 'resourceTemplates'),
+    'uriTemplate',
+  );
+  return { prompts, resources, resourceTemplates };
+}
+
 function readServerInfo(v: unknown): ProtocolInfo['serverInfo'] {
   if (!isRecord(v)) return undefined;
   // Self-reported and untrusted: kept short, it only labels the report.
@@ -231,19 +269,10 @@ export async function openSession(target: Target, options: SessionOptions): Prom
   }
 
   const tools: ToolInfo[] = [];
+  const deviations: string[] = [];
   let problem: string | undefined;
   if (era === 'modern') {
-    let outcome = modernList ?? (await step('tools/list', 'tools/list'));
-    for (let page = 1; ; page++) {
-      if (outcome.kind !== 'result') break;
-      readTools(outcome.result, tools);
-      serverInfo ??= readServerInfo(
-        isRecord(outcome.result._meta) ? outcome.result._meta[`${META}serverInfo`] : undefined,
-      );
-      const cursor = outcome.result.nextCursor;
-      if (typeof cursor !== 'string' || page >= MAX_TOOL_PAGES) break;
-      outcome = await step('tools/list', `tools/list page ${page + 1}`, { cursor });
-    }
+    // Settled by discover or a modern error.
   } else if (unreachable(d) || (modernList !== undefined && unreachable(modernList))) {
     problem = `the target did not answer: ${tried.join('; ')}`;
   } else {
@@ -275,10 +304,44 @@ export async function openSession(target: Target, options: SessionOptions): Prom
       );
       const list = await step('tools/list', 'tools/list (legacy)');
       if (list.kind === 'result') readTools(list.result, tools);
+    } else if (
+      modernList?.kind === 'result' &&
+      Array.isArray(modernList.result.tools) &&
+      !unreachable(init)
+    ) {
+      // It lists tools with no handshake and refuses the handshake: the stateless core, written
+      // loosely. Each omission is an observation, not a reason to stop.
+      framing = 'modern';
+      era = 'modern';
+      deviations.push(
+        `initialize refused (${describe(init)}) while tools/list answered without one`,
+      );
     } else {
       framing = 'modern';
       problem = `the target answered neither as a 2026-07-28 nor as an older MCP server: ${tried.join('; ')}`;
     }
+  }
+  const lists: Pick<ProtocolInfo, 'prompts' | 'resources' | 'resourceTemplates'> = {
+    prompts: [],
+    resources: [],
+    resourceTemplates: [],
+  };
+  if (era === 'modern') {
+    if (!discover) deviations.unshift(`no server/discover (${describe(d)})`);
+    let outcome = modernList ?? (await step('tools/list', 'tools/list'));
+    if (outcome.kind === 'result' && !('resultType' in outcome.result))
+      deviations.push('tools/list result without resultType');
+    for (let page = 1; ; page++) {
+      if (outcome.kind !== 'result') break;
+      readTools(outcome.result, tools);
+      serverInfo ??= readServerInfo(
+        isRecord(outcome.result._meta) ? outcome.result._meta[`${META}serverInfo`] : undefined,
+      );
+      const cursor = outcome.result.nextCursor;
+      if (typeof cursor !== 'string' || page >= MAX_TOOL_PAGES) break;
+      outcome = await step('tools/list', `tools/list page ${page + 1}`, { cursor });
+    }
+    Object.assign(lists, await readLists(step));
   }
 
   const protocol: ProtocolInfo = {
@@ -288,6 +351,8 @@ export async function openSession(target: Target, options: SessionOptions): Prom
     ...(serverInfo ? { serverInfo } : {}),
     discover,
     tools,
+    ...lists,
+    deviations,
   };
   const session: EngineSession = {
     transport: target.kind,

@@ -107,8 +107,24 @@ export interface ValueOptions {
   readonly boolean: boolean;
 }
 
+/**
+ * Values a probe already has, by the path of the property they go in: a top-level property is its
+ * name; a nested one its names joined by {@link PATH_SEP} (`lookup` then `bookingCode`).
+ */
+export type Fill = Readonly<Record<string, unknown>>;
+/** Joins the names of a nested property's path in a {@link Fill}. */
+export const PATH_SEP = '\u0000';
+/** The {@link Fill} key of a property path. */
+export const pathKey = (path: readonly string[]): string => path.join(PATH_SEP);
+
 /** A type-correct value for a JSON Schema, planting the canary in free-form strings. */
-export function valueFor(schema: unknown, options: ValueOptions, depth = 0): unknown {
+export function valueFor(
+  schema: unknown,
+  options: ValueOptions,
+  depth = 0,
+  fill: Fill = {},
+  prefix?: string,
+): unknown {
   if (!isRecord(schema) || depth > 8) return options.canary;
   if ('const' in schema) return schema['const'];
   if ('default' in schema && schema['default'] !== undefined) return schema['default'];
@@ -117,7 +133,7 @@ export function valueFor(schema: unknown, options: ValueOptions, depth = 0): unk
     const alts = schema[key];
     if (Array.isArray(alts) && alts.length > 0) {
       const pick = alts.find((a) => !(isRecord(a) && a['type'] === 'null')) ?? alts[0];
-      return valueFor(pick, options, depth + 1);
+      return valueFor(pick, options, depth + 1, fill, prefix);
     }
   }
   const rawType = schema['type'];
@@ -128,7 +144,9 @@ export function valueFor(schema: unknown, options: ValueOptions, depth = 0): unk
     case 'integer':
     case 'number': {
       const min = typeof schema['minimum'] === 'number' ? schema['minimum'] : undefined;
-      const n = min !== undefined ? Math.max(min, 1) : 1;
+      const max = typeof schema['maximum'] === 'number' ? schema['maximum'] : undefined;
+      let n = min !== undefined ? Math.max(min, 1) : 1;
+      if (max !== undefined && n > max) n = max;
       return type === 'integer' ? Math.ceil(n) : n;
     }
     case 'null':
@@ -140,8 +158,10 @@ export function valueFor(schema: unknown, options: ValueOptions, depth = 0): unk
       );
     }
     case 'object':
-      return argumentsFor(schema, options, {}, depth + 1);
+      return argumentsFor(schema, options, fill, depth + 1, prefix);
     default:
+      if (type === undefined && isRecord(schema['properties']))
+        return argumentsFor(schema, options, fill, depth + 1, prefix);
       return stringFor(schema, options.canary);
   }
 }
@@ -160,24 +180,62 @@ function stringFor(schema: Schema, canary: string): string {
 
 /**
  * Arguments for an object schema: every required property, plus optional free-form strings (they
- * carry the canary). `fill` supplies values the probe already has, such as a minted handle.
+ * carry the canary) and any optional object a fill reaches into. `fill` supplies values the probe
+ * already has, such as a minted handle, at any depth (see {@link Fill}).
  */
 export function argumentsFor(
   schema: unknown,
   options: ValueOptions,
-  fill: Record<string, unknown> = {},
+  fill: Fill = {},
   depth = 0,
+  prefix?: string,
 ): Record<string, unknown> {
   const { props, required } = objectShape(schema);
   const out: Record<string, unknown> = {};
+  const keyOf = (name: string): string => (prefix === undefined ? name : prefix + PATH_SEP + name);
+  const reaches = (key: string): boolean =>
+    Object.keys(fill).some((k) => k.startsWith(key + PATH_SEP));
   for (const [name, prop] of Object.entries(props)) {
-    if (name in fill) out[name] = fill[name];
-    else if (required.includes(name)) out[name] = valueFor(prop, options, depth);
+    const key = keyOf(name);
+    if (key in fill) out[name] = fill[key];
+    else if (required.includes(name) || reaches(key))
+      out[name] = valueFor(prop, options, depth, fill, key);
     else if (prop['type'] === 'string' && !('enum' in prop) && !isHandleProperty(name, prop)) {
       out[name] = valueFor(prop, options, depth);
     }
   }
-  for (const name of required) if (!(name in out)) out[name] = fill[name] ?? options.canary;
+  for (const name of required) if (!(name in out)) out[name] = fill[keyOf(name)] ?? options.canary;
+  return out;
+}
+
+/** A string parameter of a tool, at any depth of its object parameters. */
+export interface Slot {
+  readonly path: readonly string[];
+  readonly schema: Schema;
+  /** Required at every level of its path. */
+  readonly required: boolean;
+}
+
+/** Every string-typed parameter of an input schema, nested objects included (depth ≤ 4). */
+export function slotsOf(schema: unknown, path: string[] = [], required = true): Slot[] {
+  if (path.length > 4) return [];
+  const { props, required: req } = objectShape(schema);
+  const out: Slot[] = [];
+  for (const [name, prop] of Object.entries(props)) {
+    const here = [...path, name];
+    const isRequired = required && req.includes(name);
+    const rawType = prop['type'];
+    const type = Array.isArray(rawType) ? rawType.find((t) => t !== 'null') : rawType;
+    if (type === 'object' || (type === undefined && isRecord(prop['properties']))) {
+      out.push(...slotsOf(prop, here, isRequired));
+    } else if (
+      (type === 'string' || type === undefined) &&
+      !('enum' in prop) &&
+      !('const' in prop)
+    ) {
+      out.push({ path: here, schema: prop, required: isRequired });
+    }
+  }
   return out;
 }
 

@@ -116,6 +116,23 @@ export interface ProtocolInfo {
   readonly serverInfo?: { name?: string; version?: string };
   readonly discover: boolean;
   readonly tools: readonly ToolInfo[];
+  /** `prompts/list` (empty when the server has none or refused it). */
+  readonly prompts: readonly PromptInfo[];
+  /** URIs of `resources/list`. */
+  readonly resources: readonly string[];
+  /** URI templates of `resources/templates/list`. */
+  readonly resourceTemplates: readonly string[];
+  /**
+   * How the server departs from 2026-07-28 without being a legacy server (no `server/discover`,
+   * no `resultType`, `initialize` refused, …): observations, never a reason to stop.
+   */
+  readonly deviations: readonly string[];
+}
+
+/** A prompt as `prompts/list` described it. */
+export interface PromptInfo {
+  readonly name: string;
+  readonly arguments: readonly { readonly name: string; readonly required?: boolean }[];
 }
 
 /** Options of one request. */
@@ -178,7 +195,25 @@ export interface RunReport {
   readonly schemaVersion: 1;
   readonly tool: { name: 'stateguard'; version: string };
   readonly target: { kind: TransportKind; display: string };
-  readonly protocol: Omit<ProtocolInfo, 'tools'> & { toolNames: string[] };
+  readonly protocol: Omit<
+    ProtocolInfo,
+    'tools' | 'prompts' | 'resources' | 'resourceTemplates' | 'deviations'
+  > & {
+    toolNames: string[];
+    /** Present when the server lists any. */
+    promptNames?: string[];
+    resources?: string[];
+    resourceTemplates?: string[];
+    /** Present when the server departs from 2026-07-28 in ways the scan tolerated. */
+    deviations?: string[];
+  };
+  /** What discovery found and tried before the probes ran (absent when no probe ran). */
+  readonly surface?: {
+    readonly handles: string[];
+    readonly flows: string[];
+    readonly tried: string[];
+    readonly evidence: Evidence[];
+  };
   readonly startedAt: string;
   readonly ms: number;
   /** Set when the target answered nothing usable (unreachable, missing command, mute); names what. */

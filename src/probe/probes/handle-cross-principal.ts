@@ -1,11 +1,10 @@
 import { HANDLE_HIJACKING, STATEFUL_TOOLS } from '../references.js';
 import { defineProbe, errored, skipped } from '../define.js';
-import { describe, readOutcome, resultOf } from '../flow.js';
-import { mintHandle, tryHandlePair } from '../handle-trial.js';
+import { mint, recipeName } from '../discovery/surface-map.js';
+import { describe } from '../flow.js';
+import { tryHandlePair } from '../handle-trial.js';
 import { makeCanary } from '../markers.js';
-import { callableTools, handlePairs, mintedValue } from '../surface.js';
 import { report, type Trial } from '../trial.js';
-import type { Exchange } from '../types.js';
 
 const RATIONALE = `
 Since 2026-07-28 the core is stateless: a server that needs state across calls mints an explicit
@@ -27,9 +26,15 @@ tells A and B apart: its answers name something for A, at two times, that it nev
 refuses B what it gives A). Two identical identities, or a server that ignores identity, fail that
 control and end \`errored\`, never \`confirmed\`.
 
-Budget: 24 calls; pairs are tried read-only consumer first, and the strongest evidence is reported.`;
+Handles are found by value (see discovery): any value a call hands out (structured content at any
+depth, JSON or an id-like token in text, a resource link) that another call takes back (a tool
+parameter at any depth, a \`resources/read\` URI). Every read is driven through all its rounds, so
+an owner the server names only at completion still counts.
 
-const MAX_CALLS = 24;
+Budget: 32 calls; recipes whose consumer refused a placeholder are tried first, and the strongest
+evidence is reported.`;
+
+const MAX_CALLS = 32;
 
 export default defineProbe({
   id: 'handle/cross-principal',
@@ -39,34 +44,33 @@ export default defineProbe({
   references: [HANDLE_HIJACKING, STATEFUL_TOOLS],
   maxCalls: MAX_CALLS,
   async run(ctx) {
-    const pairs = handlePairs(callableTools(ctx.protocol.tools, ctx.includeDestructive));
-    if (pairs.length === 0)
-      return skipped('precondition: a tool that takes a handle another tool mints (none found)');
-    const mints = new Map<string, { exchange: Exchange; canary: string }>();
+    const recipes = [...ctx.surface.handles].sort((a, b) => Number(b.checked) - Number(a.checked));
+    if (recipes.length === 0) {
+      const failed = ctx.surface.failures[0];
+      if (failed !== undefined)
+        return errored(`no handle found, but discovery drew no decision on ${failed}`);
+      return skipped(
+        `precondition: a value one call mints and another takes back (tried: ${ctx.surface.tried.join(', ') || 'nothing callable'})`,
+      );
+    }
     const trials: Trial[] = [];
-    for (const pair of pairs) {
-      let first = mints.get(pair.minter.name);
-      if (first === undefined) {
-        const canary = makeCanary('handle-a');
-        first = { canary, exchange: await mintHandle(ctx, pair, 'A', canary, 'A mints') };
-        mints.set(pair.minter.name, first);
-      }
-      if (readOutcome(first.exchange.outcome) === 'failure') {
+    for (const recipe of recipes.slice(0, 3)) {
+      const first = await mint(ctx, recipe, 'A', 'A mints', makeCanary('handle-a'));
+      if (!first.driven.answered && first.driven.reading === 'failure') {
         return errored(
-          `${pair.minter.name} drew no decision when A minted: ${describe(first.exchange)}`,
+          `${recipe.minter.name} drew no decision when A minted: ${describe(first.driven.exchange)}`,
         );
       }
-      const handle = mintedValue(resultOf(first.exchange), pair.property, pair.minter);
-      if (handle === undefined) continue;
-      const trial = await tryHandlePair(ctx, pair, handle, first.canary, resultOf(first.exchange));
+      if (first.handle === undefined) continue;
+      const trial = await tryHandlePair(ctx, recipe, { ...first, handle: first.handle });
       trials.push(trial);
       if (trial.decision?.verdict === 'confirmed' || trial.outOfBudget) break;
     }
-    const tried = pairs.map((p) => `${p.minter.name}→${p.consumer.name}`).join(', ');
+    const tried = recipes.map(recipeName).join(', ');
     return report(
       ctx,
       trials,
-      skipped(`precondition: a handle one tool mints and another takes (tried ${tried})`),
+      skipped(`precondition: a handle one call mints and another takes (tried ${tried})`),
     );
   },
 });

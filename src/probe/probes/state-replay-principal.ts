@@ -39,7 +39,7 @@ export default defineProbe({
     const found = await discoverFlows(ctx, 'A', { limit: 1, maxTools: 4, tag: 'replay-a' });
     const flow = found.flows[0];
     if (flow === undefined) {
-      return noFlowReason(found);
+      return noFlowReason(ctx, found);
     }
     return report(ctx, [await tryReplay(ctx, flow)], errored('no trial reached a verdict'));
   },

@@ -1,13 +1,6 @@
 import { MRTR_BINDING } from '../references.js';
 import { confirmed, defineProbe, errored, refuted, skipped, type ProbeContext } from '../define.js';
-import {
-  describe,
-  establish,
-  establishedAs,
-  resultOf,
-  retryFresh,
-  type ToolCall,
-} from '../flow.js';
+import { describe, establish, establishedAs, resultOf, retryFresh, sameCall } from '../flow.js';
 import { distinctTokens, markerCounts, shows } from '../markers.js';
 import {
   discoverFlows,
@@ -49,32 +42,30 @@ export default defineProbe({
     const found = await discoverFlows(ctx, 'A', { limit: 2, maxTools: 4, tag: 'request-1' });
     const flow = found.flows[0];
     if (flow === undefined) {
-      return noFlowReason(found);
+      return noFlowReason(ctx, found);
     }
     // Other arguments for the same tool; or, when it takes none, another tool that asks.
     let other: Prepared | undefined;
-    if (Object.keys(flow.prepared.call.arguments).length > 0) {
-      const prep = await prepareCall(ctx, flow.prepared.tool, 'A', 'request-2');
+    {
+      const prep = await prepareCall(ctx, flow.prepared.flow, 'A', 'request-2');
       if (prep.ok) other = prep.prepared;
     }
     other ??= found.flows[1]?.prepared;
     if (other === undefined || sameCall(other.call, flow.prepared.call)) {
       return skipped(
-        `precondition: a second request to send the state on (${flow.prepared.tool.name} takes no arguments to vary, and no other tool asks for input)`,
+        `precondition: a second request to send the state on (${flow.prepared.subject} takes no arguments to vary, and no other tool asks for input)`,
       );
     }
     return report(ctx, [await mismatch(ctx, flow, other)], errored('no trial reached a verdict'));
   },
 });
 
-const sameCall = (a: ToolCall, b: ToolCall): boolean => JSON.stringify(a) === JSON.stringify(b);
-
 async function mismatch(ctx: ProbeContext, flow: FoundFlow, other: Prepared): Promise<Trial> {
   const first = flow.prepared;
-  const trial = startTrial(`${first.tool.name} → ${other.tool.name}`);
+  const trial = startTrial(`${first.subject} → ${other.subject}`);
   const done = (d: Trial['decision']): Trial => Object.assign(trial, { decision: d });
 
-  const one = await establish(ctx, first.call, 'A', `call 1 (${first.tool.name})`, flow.asked);
+  const one = await establish(ctx, first.call, 'A', `call 1 (${first.subject})`, flow.asked);
   check(
     trial,
     'untouchedRetryAccepted',
@@ -84,9 +75,9 @@ async function mismatch(ctx: ProbeContext, flow: FoundFlow, other: Prepared): Pr
   );
   if (!one.ok)
     return done(
-      errored(`the untouched retry of ${first.tool.name} did not work (${establishedAs(one)})`),
+      errored(`the untouched retry of ${first.subject} did not work (${establishedAs(one)})`),
     );
-  const two = await establish(ctx, other.call, 'A', `call 2 (${other.tool.name}, other arguments)`);
+  const two = await establish(ctx, other.call, 'A', `call 2 (${other.subject}, other arguments)`);
   check(trial, 'otherCallLive', two.ok, "call 2's own flow is accepted", establishedAs(two));
   if (!two.ok) return done(errored(`call 2's own flow did not work (${establishedAs(two)})`));
 
@@ -122,7 +113,7 @@ async function mismatch(ctx: ProbeContext, flow: FoundFlow, other: Prepared): Pr
   if (reading === 'refused')
     return done(
       refuted(
-        `${other.tool.name} refused call 1's requestState on other arguments (${describe(exchange)})`,
+        `${other.subject} refused call 1's requestState on other arguments (${describe(exchange)})`,
       ),
     );
   if (markers.length === 0)

@@ -42,7 +42,7 @@ export default defineProbe({
   async run(ctx) {
     const found = await discoverFlows(ctx, 'A', { limit: 2, maxTools: 4, tag: 'tamper' });
     if (found.flows.length === 0) {
-      return noFlowReason(found);
+      return noFlowReason(ctx, found);
     }
     const trials: Trial[] = [];
     for (const flow of found.flows) {
@@ -55,11 +55,11 @@ export default defineProbe({
 });
 
 async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
-  const { call, tool } = flow.prepared;
-  const trial = startTrial(tool.name);
+  const { call, subject } = flow.prepared;
+  const trial = startTrial(subject);
   const done = (d: Trial['decision']): Trial => Object.assign(trial, { decision: d });
 
-  const base = await establish(ctx, call, 'A', tool.name, flow.asked);
+  const base = await establish(ctx, call, 'A', subject, flow.asked);
   check(
     trial,
     'untouchedRetryAccepted',
@@ -68,9 +68,7 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
     establishedAs(base),
   );
   if (!base.ok)
-    return done(
-      errored(`the untouched retry of ${tool.name} did not work (${establishedAs(base)})`),
-    );
+    return done(errored(`the untouched retry of ${subject} did not work (${establishedAs(base)})`));
   const { shape } = base;
 
   const random = await retryFresh(ctx, call, {
@@ -93,7 +91,7 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
   if (!randomRefused) {
     trial.observations.push({
       label: 'state not consulted',
-      detail: `${tool.name} accepted a random requestState, so acceptance proves nothing; only a planted value can confirm`,
+      detail: `${subject} accepted a random requestState, so acceptance proves nothing; only a planted value can confirm`,
     });
   }
 
@@ -126,7 +124,7 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
     ) {
       return done(
         confirmed(
-          `${tool.name} acted on a changed requestState (${m.label}): the planted value came back in its answer`,
+          `${subject} acted on a changed requestState (${m.label}): the planted value came back in its answer`,
         ),
       );
     }
@@ -135,7 +133,7 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
   if (accepted !== undefined && randomRefused) {
     return done(
       confirmed(
-        `${tool.name} accepted a changed requestState (${accepted}) while it refused a random blob`,
+        `${subject} accepted a changed requestState (${accepted}) while it refused a random blob`,
       ),
     );
   }
@@ -144,9 +142,9 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
   if (accepted !== undefined)
     return done(
       refuted(
-        `${tool.name} accepted a changed requestState, but it accepts any state and nothing planted came back`,
+        `${subject} accepted a changed requestState, but it accepts any state and nothing planted came back`,
       ),
     );
-  if (tries === 0) return done(errored(`no change of ${tool.name}'s requestState could be sent`));
-  return done(refuted(`${tool.name} refused every changed requestState (${tries} tries)`));
+  if (tries === 0) return done(errored(`no change of ${subject}'s requestState could be sent`));
+  return done(refuted(`${subject} refused every changed requestState (${tries} tries)`));
 }

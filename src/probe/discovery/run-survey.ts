@@ -1,0 +1,41 @@
+/**
+ * Running discovery once per scan, before the probes, through the same runner as a probe: its
+ * calls are recorded as evidence, bounded by a budget and a time cap, and a destructive tool is
+ * refused exactly as for a probe. Every probe then starts from the same map of the surface.
+ */
+import { defineProbe, skipped } from '../define.js';
+import { runProbe, type ProbeRunOptions } from '../run.js';
+import type { EngineSession } from '../session.js';
+import type { Evidence } from '../types.js';
+import { EMPTY_SURFACE } from '../run.js';
+import type { SurfaceMap } from './surface-map.js';
+import { survey, SURVEY_BUDGET } from './survey.js';
+
+/** The survey, as the runner sees it: never a verdict of its own, never in the registry. */
+export const SURVEY = { id: 'discovery/survey' } as const;
+
+/** Run discovery on `session`; what it found and the exchanges that found it. */
+export async function runSurvey(
+  session: EngineSession,
+  options: Omit<ProbeRunOptions, 'surface'>,
+): Promise<{ map: SurfaceMap; evidence: Evidence[] }> {
+  let map: SurfaceMap = EMPTY_SURFACE;
+  const probe = defineProbe({
+    id: SURVEY.id,
+    title: 'Discovery',
+    severity: 'low',
+    rationale: 'Finds handles and flows by value.',
+    references: [],
+    maxCalls: SURVEY_BUDGET,
+    async run(ctx) {
+      map = await survey(ctx);
+      return skipped('discovery gives no verdict');
+    },
+  });
+  const result = await runProbe(probe, session, options);
+  if (result.verdict === 'errored') {
+    // Cut short (time cap, a thrown error): what it did not reach proves nothing.
+    map = { ...map, failures: [...map.failures, `discovery did not finish: ${result.reason}`] };
+  }
+  return { map, evidence: result.evidence };
+}
