@@ -33,6 +33,12 @@ Identities (default: two random ones per run):
                                HTTP: sent as "Authorization: Bearer <secret>"
                                stdio: sent as params._meta[<key>]
   --principal-meta-key <key>   the stdio _meta key (default ${DEFAULT_PRINCIPAL_META_KEY})
+  --identity-header "<Name>: <value>"
+                               HTTP: send the identity in this header instead of a bearer
+                               token; {identity} in the value is replaced, e.g.
+                               --identity-header 'X-Api-Key: {identity}'
+  --identity-env <NAME>        stdio: the server reads its identity from this environment
+                               variable; A and B then run as two processes of the command
 
 Selection:
   --probe <id>                 run only this probe (repeatable); ids: ${PROBES.map((p) => p.id).join(', ') || '(none registered)'}
@@ -88,6 +94,8 @@ export interface ScanArgs {
   readonly probes: readonly Probe[];
   readonly identities: { A?: string; B?: string };
   readonly principalMetaKey: string;
+  readonly identityHeader?: { readonly name: string; readonly value: string };
+  readonly identityEnv?: string;
   readonly includeDestructive: boolean;
   readonly timeoutMs: number;
   readonly deadlineMs: number;
@@ -108,6 +116,8 @@ export const SCAN_OPTIONS = {
   'identity-a': { type: 'string' },
   'identity-b': { type: 'string' },
   'principal-meta-key': { type: 'string' },
+  'identity-header': { type: 'string' },
+  'identity-env': { type: 'string' },
   probe: { type: 'string', multiple: true },
   'include-destructive': { type: 'boolean' },
   timeout: { type: 'string' },
@@ -226,6 +236,14 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
   if (values.baseline !== undefined && values.baseline.length === 0)
     throw new ProbeUsageError('--baseline needs a file name');
   const tgt = target(values.http, values.stdio);
+  const identityHeader = headerTemplate(values['identity-header']);
+  const identityEnv = values['identity-env'];
+  if (identityEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(identityEnv))
+    throw new ProbeUsageError('--identity-env takes an environment variable name, e.g. API_TOKEN');
+  if (identityHeader !== undefined && tgt.kind !== 'http')
+    throw new ProbeUsageError('--identity-header applies to --http targets only');
+  if (identityEnv !== undefined && tgt.kind !== 'stdio')
+    throw new ProbeUsageError('--identity-env applies to --stdio targets only');
   // Read before any scan starts: a bad baseline is a usage error, not a finding.
   const baseline = values.baseline !== undefined ? readBaseline(values.baseline) : undefined;
   return {
@@ -233,6 +251,8 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
     probes: probes.length > 0 ? probes : PROBES,
     identities: { ...(a !== undefined ? { A: a } : {}), ...(b !== undefined ? { B: b } : {}) },
     principalMetaKey: key,
+    ...(identityHeader === undefined ? {} : { identityHeader }),
+    ...(identityEnv === undefined ? {} : { identityEnv }),
     includeDestructive: values['include-destructive'] ?? false,
     timeoutMs: duration('timeout', values.timeout, SCAN_DEFAULTS.timeoutMs),
     deadlineMs: duration('deadline', values.deadline, SCAN_DEFAULTS.deadlineMs),
@@ -253,4 +273,15 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
     all: values.all ?? false,
     quiet: values.quiet ?? false,
   };
+}
+
+/** `Name: value with {identity}` → its parts; a usage error when it is not a header line. */
+function headerTemplate(v: string | undefined): { name: string; value: string } | undefined {
+  if (v === undefined) return undefined;
+  const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(v);
+  if (m === null || !(m[2] ?? '').includes('{identity}'))
+    throw new ProbeUsageError(
+      "--identity-header takes 'Name: value' with {identity} in the value, e.g. 'X-Api-Key: {identity}'",
+    );
+  return { name: m[1] as string, value: m[2] as string };
 }

@@ -66,6 +66,8 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
     probes: args.probes,
     identities: args.identities,
     principalMetaKey: args.principalMetaKey,
+    ...(args.identityHeader === undefined ? {} : { identityHeader: args.identityHeader }),
+    ...(args.identityEnv === undefined ? {} : { identityEnv: args.identityEnv }),
     includeDestructive: args.includeDestructive,
     timeoutMs: args.timeoutMs,
     deadlineMs: args.deadlineMs,

@@ -31,6 +31,10 @@ export interface ScanConfig {
   /** Secrets of identities A and B; each missing one is a fresh random value. */
   readonly identities?: Partial<Record<IdentityName, string>>;
   readonly principalMetaKey?: string;
+  /** HTTP: the identity goes in this header (`{identity}` in `value` is replaced), not a bearer. */
+  readonly identityHeader?: { readonly name: string; readonly value: string };
+  /** stdio: the identity goes in this environment variable; A and B run as two processes. */
+  readonly identityEnv?: string;
   readonly timeoutMs?: number;
   /** How long a stdio child may take to give its first answer (ms). */
   readonly startupTimeoutMs?: number;
@@ -105,6 +109,8 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
     redactor,
     signal: deadline.signal,
     clientInfo: { name: 'stateguard', version: packageVersion() },
+    ...(config.identityHeader === undefined ? {} : { identityHeader: config.identityHeader }),
+    ...(config.identityEnv === undefined ? {} : { identityEnv: config.identityEnv }),
   });
   const { session } = opened;
   const { protocol } = session;

@@ -58,6 +58,16 @@ export interface SessionOptions {
   /** The scan's deadline: aborting it ends every request with failure `deadline`. */
   readonly signal?: AbortSignal;
   readonly clientInfo: { readonly name: string; readonly version: string };
+  /**
+   * HTTP: send the identity in this header instead of `Authorization: Bearer` (`value` holds
+   * `{identity}` where the secret goes, e.g. `X-Api-Key: {identity}`).
+   */
+  readonly identityHeader?: { readonly name: string; readonly value: string };
+  /**
+   * stdio: the server takes its one identity from this environment variable at start, so A and B
+   * are two processes of the same command, each with its own value (and no `_meta` principal).
+   */
+  readonly identityEnv?: string;
 }
 
 /** A session as the engine uses it: a {@link ScanSession} plus the child's stderr. */
@@ -146,7 +156,7 @@ function readServerInfo(v: unknown): ProtocolInfo['serverInfo'] {
 
 /** Opens a session on `target`. Never throws for a target problem: it reports it in `problem`. */
 export async function openSession(target: Target, options: SessionOptions): Promise<OpenedSession> {
-  const channel: Channel =
+  const stdioFor = (identity?: IdentityName): Channel =>
     target.kind === 'http'
       ? createHttpChannel({
           url: target.url,
@@ -158,7 +168,25 @@ export async function openSession(target: Target, options: SessionOptions): Prom
           args: target.args,
           redactor: options.redactor,
           maxAnswerBytes: options.maxAnswerBytes,
+          ...(identity !== undefined && options.identityEnv !== undefined
+            ? { env: { ...process.env, [options.identityEnv]: options.identities[identity] } }
+            : {}),
         });
+  // With an environment carrier each identity is its own process, B's started on first use.
+  const perIdentity = target.kind === 'stdio' && options.identityEnv !== undefined;
+  const channels: Partial<Record<IdentityName, Channel>> = {};
+  const channelOf = (identity: IdentityName): Channel => {
+    const key = perIdentity ? identity : 'A';
+    return (channels[key] ??= stdioFor(perIdentity ? identity : undefined));
+  };
+  const channel: Channel = {
+    send: (req) => channelOf(req.identity ?? 'A').send(req),
+    notify: (message, req) => channelOf(req.identity ?? 'A').notify(message, req),
+    takeStderr: () => Object.values(channels).flatMap((c) => c.takeStderr()),
+    close: async () => {
+      await Promise.all(Object.values(channels).map((c) => c.close()));
+    },
+  };
   let era: ProtocolInfo['era'] = 'unknown';
   // How requests are framed: modern until `initialize` is tried, which must carry no modern envelope
   // (a dual-era server picks the era from the opening request's `_meta`).
@@ -180,10 +208,17 @@ export async function openSession(target: Target, options: SessionOptions): Prom
             [`${META}clientCapabilities`]: { elicitation: { form: {} } },
             [`${META}clientInfo`]: options.clientInfo,
           };
-    if (target.kind === 'stdio') meta[options.principalMetaKey] = options.identities[identity];
+    if (target.kind === 'stdio' && options.identityEnv === undefined)
+      meta[options.principalMetaKey] = options.identities[identity];
     // The probe's own `_meta` keys win: a probe may deliberately send a mismatched envelope.
     const merged = { ...meta, ...own };
     return Object.keys(merged).length > 0 ? { ...params, _meta: merged } : params;
+  }
+
+  function identityHeaders(identity: IdentityName): Record<string, string> {
+    const h = options.identityHeader;
+    if (target.kind !== 'http' || h === undefined) return {};
+    return { [h.name]: h.value.split('{identity}').join(options.identities[identity]) };
   }
 
   async function request(
@@ -212,14 +247,16 @@ export async function openSession(target: Target, options: SessionOptions): Prom
         message,
         label: opts.label,
         identity: opts.identity,
-        ...(target.kind === 'http' ? { bearer: options.identities[opts.identity] } : {}),
+        ...(target.kind === 'http' && options.identityHeader === undefined
+          ? { bearer: options.identities[opts.identity] }
+          : {}),
         ...(target.kind === 'http'
           ? {
               protocolVersion:
                 framing === 'legacy' ? (negotiated ?? LEGACY_VERSION) : MODERN_VERSION,
             }
           : {}),
-        headers: sessionHeader,
+        headers: { ...sessionHeader, ...identityHeaders(opts.identity) },
         signal: AbortSignal.any(signals),
       });
       return { outcome: reply.outcome, evidence: reply.evidence };
@@ -296,9 +333,12 @@ export async function openSession(target: Target, options: SessionOptions): Prom
           label: 'notifications/initialized',
           identity: 'A',
           ...(target.kind === 'http'
-            ? { bearer: options.identities.A, protocolVersion: negotiated }
+            ? {
+                ...(options.identityHeader === undefined ? { bearer: options.identities.A } : {}),
+                protocolVersion: negotiated,
+              }
             : {}),
-          headers: sessionHeader,
+          headers: { ...sessionHeader, ...identityHeaders('A') },
           signal: AbortSignal.timeout(options.timeoutMs),
         },
       );

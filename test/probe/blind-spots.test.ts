@@ -202,13 +202,15 @@ describe('every verdict carries its evidence, not only a confirmation', () => {
       expect(p.verdict).toBe('skipped');
       expect(p.evidence.length).toBeGreaterThan(0);
     }
-    // The state probes asked a tool before skipping; the handle probe read tools/list and says so.
-    for (const id of ['state/tamper', 'state/replay-principal', 'state/replay-request'])
-      expect(exchanged(skippedReport, id).length).toBeGreaterThan(0);
-    expect(probe(skippedReport, 'handle/cross-principal').evidence).toContainEqual({
-      kind: 'note',
-      text: 'decided without a call; tools/list named 1 tool(s): get_time',
-    });
+    // Discovery asked the tool before the probes skipped, and each skip says what it read.
+    expect(skippedReport.surface?.evidence.length).toBeGreaterThan(0);
+    expect(skippedReport.surface?.tried).toContain('get_time (accepted)');
+    for (const p of skippedReport.probes) {
+      expect(p.evidence).toContainEqual({
+        kind: 'note',
+        text: expect.stringContaining('decided without a call; tools/list named 1 tool(s): get_time; discovery'),
+      });
+    }
     for (const p of refutedReport.probes) {
       // A refutation is only as good as the controls that held while it was drawn.
       expect(Object.keys(p.controls).length).toBeGreaterThan(0);
