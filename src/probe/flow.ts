@@ -82,6 +82,11 @@ export async function ask(
 ): Promise<{ exchange: Exchange; reading: Reading; asked?: Asked }> {
   const exchange = await ctx.request(call.method, { ...call.params }, { identity, label });
   const reading = readOutcome(exchange.outcome);
+  if (exchange.outcome.kind === 'result' && exchange.outcome.lifted !== undefined)
+    ctx.observe(
+      'multi-round fields outside result',
+      `${call.subject} put ${exchange.outcome.lifted.join(', ')} beside the JSON-RPC result; read as if inside it`,
+    );
   if (reading !== 'input' || exchange.outcome.kind !== 'result') return { exchange, reading };
   const r = exchange.outcome.result;
   const state = typeof r['requestState'] === 'string' ? r['requestState'] : undefined;

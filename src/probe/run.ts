@@ -116,7 +116,9 @@ export async function runProbe(
       };
     },
     observe(label, detail) {
-      observations.push({ label: redactor.string(label), detail: redactor.string(detail) });
+      const o = { label: redactor.string(label), detail: redactor.string(detail) };
+      if (!observations.some((x) => x.label === o.label && x.detail === o.detail))
+        observations.push(o);
     },
     note(text) {
       if (!finished) evidence.push(noteEvidence(redactor, text));

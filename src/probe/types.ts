@@ -85,7 +85,12 @@ export type Failure = (typeof FAILURES)[number];
  * - `failure`: no decision (timeout, 5xx, empty body, HTML page, dropped connection, …).
  */
 export type Outcome =
-  | { readonly kind: 'result'; readonly result: Record<string, unknown> }
+  | {
+      readonly kind: 'result';
+      readonly result: Record<string, unknown>;
+      /** Fields the server put beside `result` (a deviation), read as if inside it. */
+      readonly lifted?: readonly string[];
+    }
   | {
       readonly kind: 'error';
       readonly code: number;

@@ -91,8 +91,14 @@ export function answerOutcome(message: Record<string, unknown>): Outcome {
   const result = boundValue(message.result, OUTCOME_LIMITS);
   if (!isRecord(result))
     return failure('not-json', 'answer carried a result that is not an object');
-  return { kind: 'result', result };
+  // A loosely written server may put the multi-round fields beside `result` instead of in it.
+  const lifted = LIFTABLE.filter((k) => k in message && !(k in result));
+  if (lifted.length === 0) return { kind: 'result', result };
+  for (const k of lifted) result[k] = boundValue(message[k], OUTCOME_LIMITS);
+  return { kind: 'result', result, lifted };
 }
+
+const LIFTABLE = ['resultType', 'inputRequests', 'requestState'] as const;
 
 /** A failure outcome. */
 export function failure(kind: Failure, detail: string): Outcome {
