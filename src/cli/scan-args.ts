@@ -11,6 +11,7 @@ import { findProbe, PROBES } from '../probe/registry.js';
 import type { Probe } from '../probe/define.js';
 import { SCAN_DEFAULTS } from '../probe/scan.js';
 import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/session.js';
+import { CONNECTION_POLICIES, type ConnectionPolicy } from '../probe/transport/http-connection.js';
 import type { Target } from '../probe/types.js';
 import { EVIDENCE_MODES, isReportFormat, REPORT_FORMATS } from '../report/index.js';
 import type { EvidenceMode, ReportFormat } from '../report/index.js';
@@ -38,6 +39,13 @@ Selection:
   --probe <id>                 run only this probe (repeatable); ids: ${PROBES.map((p) => p.id).join(', ') || '(none registered)'}
   --include-destructive        also call tools that may destroy data (destructiveHint or a
                                destructive verb in name or description); off by default
+
+Connections:
+  --http-connection <policy>   auto | fresh | reuse | adaptive (default auto): fresh opens a
+                               connection per exchange, reuse keeps one alive, adaptive keeps
+                               one alive until an answer stalls (a server writing headers and
+                               body apart without TCP_NODELAY), then goes fresh; auto is fresh
+                               on a loopback host and adaptive elsewhere
 
 Limits:
   --timeout <ms>               per call (default ${SCAN_DEFAULTS.timeoutMs}); "5s" also works
@@ -108,6 +116,7 @@ export const SCAN_OPTIONS = {
   'identity-a': { type: 'string' },
   'identity-b': { type: 'string' },
   'principal-meta-key': { type: 'string' },
+  'http-connection': { type: 'string' },
   probe: { type: 'string', multiple: true },
   'include-destructive': { type: 'boolean' },
   timeout: { type: 'string' },
@@ -160,7 +169,24 @@ export function splitCommandLine(line: string): { command: string; args: string[
   return { command, args };
 }
 
-function target(http: string | undefined, stdio: string | undefined): Target {
+function connectionPolicy(
+  value: string | undefined,
+  http: string | undefined,
+): ConnectionPolicy | undefined {
+  if (value === undefined) return undefined;
+  if (http === undefined) throw new ProbeUsageError('--http-connection applies only to --http');
+  if (!(CONNECTION_POLICIES as readonly string[]).includes(value))
+    throw new ProbeUsageError(
+      `unknown --http-connection '${value}' (${CONNECTION_POLICIES.join(', ')})`,
+    );
+  return value as ConnectionPolicy;
+}
+
+function target(
+  http: string | undefined,
+  stdio: string | undefined,
+  connection: ConnectionPolicy | undefined,
+): Target {
   if (http !== undefined && stdio !== undefined)
     throw new ProbeUsageError('give either --http or --stdio, not both');
   if (http !== undefined) {
@@ -173,7 +199,7 @@ function target(http: string | undefined, stdio: string | undefined): Target {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new ProbeUsageError(`--http needs an http(s) URL, got '${url.protocol}' scheme`);
     }
-    return { kind: 'http', url: url.toString() };
+    return { kind: 'http', url: url.toString(), ...(connection ? { connection } : {}) };
   }
   if (stdio !== undefined) return { kind: 'stdio', ...splitCommandLine(stdio) };
   throw new ProbeUsageError('no target: give --http <url> or --stdio "<command line>"');
@@ -225,7 +251,11 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
     throw new ProbeUsageError('--output needs a file name');
   if (values.baseline !== undefined && values.baseline.length === 0)
     throw new ProbeUsageError('--baseline needs a file name');
-  const tgt = target(values.http, values.stdio);
+  const tgt = target(
+    values.http,
+    values.stdio,
+    connectionPolicy(values['http-connection'], values.http),
+  );
   // Read before any scan starts: a bad baseline is a usage error, not a finding.
   const baseline = values.baseline !== undefined ? readBaseline(values.baseline) : undefined;
   return {
