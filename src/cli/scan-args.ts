@@ -37,8 +37,15 @@ Identities (default: two random ones per run):
 
 Selection:
   --probe <id>                 run only this probe (repeatable); ids: ${PROBES.map((p) => p.id).join(', ') || '(none registered)'}
-  --include-destructive        also call tools that may destroy data (destructiveHint or a
-                               destructive verb in name or description); off by default
+  --include-destructive        also call the tools left alone by default: those that may
+                               destroy data (destructiveHint, or a destructive verb in name or
+                               description) and those that run commands or code, run queries,
+                               fetch URLs or touch files (by name, description or a parameter
+                               such as command, code, query, url or path); the report lists
+                               every tool not called and why
+  --allow-minted-in-risky      also let a value the server minted reach such a tool's command,
+                               code, query, url or path parameter; off even with
+                               --include-destructive
 
 Connections:
   --http-connection <policy>   auto | fresh | reuse | adaptive (default auto): fresh opens a
@@ -97,6 +104,7 @@ export interface ScanArgs {
   readonly identities: { A?: string; B?: string };
   readonly principalMetaKey: string;
   readonly includeDestructive: boolean;
+  readonly allowMintedInRisky: boolean;
   readonly timeoutMs: number;
   readonly deadlineMs: number;
   readonly startupTimeoutMs: number;
@@ -119,6 +127,7 @@ export const SCAN_OPTIONS = {
   'http-connection': { type: 'string' },
   probe: { type: 'string', multiple: true },
   'include-destructive': { type: 'boolean' },
+  'allow-minted-in-risky': { type: 'boolean' },
   timeout: { type: 'string' },
   deadline: { type: 'string' },
   'startup-timeout': { type: 'string' },
@@ -264,6 +273,7 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
     identities: { ...(a !== undefined ? { A: a } : {}), ...(b !== undefined ? { B: b } : {}) },
     principalMetaKey: key,
     includeDestructive: values['include-destructive'] ?? false,
+    allowMintedInRisky: values['allow-minted-in-risky'] ?? false,
     timeoutMs: duration('timeout', values.timeout, SCAN_DEFAULTS.timeoutMs),
     deadlineMs: duration('deadline', values.deadline, SCAN_DEFAULTS.deadlineMs),
     startupTimeoutMs: duration(

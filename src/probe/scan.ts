@@ -11,6 +11,7 @@ import { createRedactor, noteEvidence, stderrEvidence } from './evidence.js';
 import type { Redactor } from './evidence.js';
 import { centralResult, runProbe } from './run.js';
 import { DEFAULT_PRINCIPAL_META_KEY, openSession } from './session.js';
+import { createMintedValues, uncalledTools } from './tool-risk.js';
 import { AbortCause } from './transport/jsonrpc.js';
 import type { Evidence, IdentityName, ProbeResult, RunReport, Target } from './types.js';
 
@@ -35,6 +36,8 @@ export interface ScanConfig {
   readonly deadlineMs?: number;
   readonly maxAnswerBytes?: number;
   readonly includeDestructive?: boolean;
+  /** Let a server-minted value reach a risky parameter (`--allow-minted-in-risky`). */
+  readonly allowMintedInRisky?: boolean;
   readonly onProgress?: (event: ScanProgress) => void;
 }
 
@@ -116,6 +119,7 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
       : [...opened.evidence];
   };
   const results: ProbeResult[] = [];
+  const minted = createMintedValues();
   try {
     if (opened.problem !== undefined || protocol.era === 'unknown') {
       const reason = opened.problem ?? 'the target answered nothing usable';
@@ -145,6 +149,8 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
         progress({ phase: 'probe', id: probe.id });
         const result = await runProbe(probe, session, {
           includeDestructive: config.includeDestructive ?? false,
+          allowMintedInRisky: config.allowMintedInRisky ?? false,
+          minted,
           redactor,
           capMs,
           capName:
@@ -162,6 +168,11 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
   }
 
   const { tools, ...rest } = protocol;
+  // Listed once per scan, whatever the probes tried: what the user would have to opt in to.
+  const uncalled = uncalledTools(tools, config.includeDestructive ?? false).map((u) => ({
+    tool: redactor.string(u.tool),
+    why: redactor.string(u.why),
+  }));
   return {
     schemaVersion: 1,
     tool: { name: 'stateguard', version: packageVersion() },
@@ -171,5 +182,6 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
     ms: Math.round(performance.now() - started),
     ...(opened.problem !== undefined ? { problem: redactor.string(opened.problem) } : {}),
     probes: results,
+    ...(uncalled.length > 0 ? { uncalled } : {}),
   };
 }

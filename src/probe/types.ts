@@ -192,6 +192,11 @@ export interface RunReport {
   /** Present only when the scan ran with `--baseline`. */
   readonly baseline?: BaselineSummary;
   readonly probes: ProbeResult[];
+  /**
+   * Tools the scan left alone, and why: destructive, or running commands or code, queries, URL
+   * fetches or file access, without `--include-destructive`. Absent when there is none.
+   */
+  readonly uncalled?: { readonly tool: string; readonly why: string }[];
 }
 
 /**
