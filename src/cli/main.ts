@@ -2,6 +2,7 @@
 /**
  * The `stateguard` command. Subcommands are added as they land; usage errors exit 2.
  */
+import { visible } from '../report/visible.js';
 import { readFileSync } from 'node:fs';
 
 const HELP = `stateguard: seal requestState, bind handles, and scan MCP 2026-07-28 servers
@@ -43,7 +44,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${version()}\n`);
     return 0;
   }
-  process.stderr.write(`stateguard: unknown command '${first}'\nTry 'stateguard --help'.\n`);
+  process.stderr.write(
+    `stateguard: unknown command '${visible(first)}'\nTry 'stateguard --help'.\n`,
+  );
   return 2;
 }
 

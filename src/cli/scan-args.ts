@@ -11,6 +11,7 @@ import { findProbe, PROBES } from '../probe/registry.js';
 import type { Probe } from '../probe/define.js';
 import { SCAN_DEFAULTS } from '../probe/scan.js';
 import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/session.js';
+import { CONNECTION_POLICIES, type ConnectionPolicy } from '../probe/transport/http-connection.js';
 import type { Target } from '../probe/types.js';
 import { EVIDENCE_MODES, isReportFormat, REPORT_FORMATS } from '../report/index.js';
 import type { EvidenceMode, ReportFormat } from '../report/index.js';
@@ -42,8 +43,22 @@ Identities (default: two random ones per run):
 
 Selection:
   --probe <id>                 run only this probe (repeatable); ids: ${PROBES.map((p) => p.id).join(', ') || '(none registered)'}
-  --include-destructive        also call tools that may destroy data (destructiveHint or a
-                               destructive verb in name or description); off by default
+  --include-destructive        also call the tools left alone by default: those that may
+                               destroy data (destructiveHint, or a destructive verb in name or
+                               description) and those that run commands or code, run queries,
+                               fetch URLs or touch files (by name, description or a parameter
+                               such as command, code, query, url or path); the report lists
+                               every tool not called and why
+  --allow-minted-in-risky      also let a value the server minted reach such a tool's command,
+                               code, query, url or path parameter; off even with
+                               --include-destructive
+
+Connections:
+  --http-connection <policy>   auto | fresh | reuse | adaptive (default auto): fresh opens a
+                               connection per exchange, reuse keeps one alive, adaptive keeps
+                               one alive until an answer stalls (a server writing headers and
+                               body apart without TCP_NODELAY), then goes fresh; auto is fresh
+                               on a loopback host and adaptive elsewhere
 
 Limits:
   --timeout <ms>               per call (default ${SCAN_DEFAULTS.timeoutMs}); "5s" also works
@@ -97,6 +112,7 @@ export interface ScanArgs {
   readonly identityHeader?: { readonly name: string; readonly value: string };
   readonly identityEnv?: string;
   readonly includeDestructive: boolean;
+  readonly allowMintedInRisky: boolean;
   readonly timeoutMs: number;
   readonly deadlineMs: number;
   readonly startupTimeoutMs: number;
@@ -118,8 +134,10 @@ export const SCAN_OPTIONS = {
   'principal-meta-key': { type: 'string' },
   'identity-header': { type: 'string' },
   'identity-env': { type: 'string' },
+  'http-connection': { type: 'string' },
   probe: { type: 'string', multiple: true },
   'include-destructive': { type: 'boolean' },
+  'allow-minted-in-risky': { type: 'boolean' },
   timeout: { type: 'string' },
   deadline: { type: 'string' },
   'startup-timeout': { type: 'string' },
@@ -170,7 +188,24 @@ export function splitCommandLine(line: string): { command: string; args: string[
   return { command, args };
 }
 
-function target(http: string | undefined, stdio: string | undefined): Target {
+function connectionPolicy(
+  value: string | undefined,
+  http: string | undefined,
+): ConnectionPolicy | undefined {
+  if (value === undefined) return undefined;
+  if (http === undefined) throw new ProbeUsageError('--http-connection applies only to --http');
+  if (!(CONNECTION_POLICIES as readonly string[]).includes(value))
+    throw new ProbeUsageError(
+      `unknown --http-connection '${value}' (${CONNECTION_POLICIES.join(', ')})`,
+    );
+  return value as ConnectionPolicy;
+}
+
+function target(
+  http: string | undefined,
+  stdio: string | undefined,
+  connection: ConnectionPolicy | undefined,
+): Target {
   if (http !== undefined && stdio !== undefined)
     throw new ProbeUsageError('give either --http or --stdio, not both');
   if (http !== undefined) {
@@ -183,7 +218,7 @@ function target(http: string | undefined, stdio: string | undefined): Target {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new ProbeUsageError(`--http needs an http(s) URL, got '${url.protocol}' scheme`);
     }
-    return { kind: 'http', url: url.toString() };
+    return { kind: 'http', url: url.toString(), ...(connection ? { connection } : {}) };
   }
   if (stdio !== undefined) return { kind: 'stdio', ...splitCommandLine(stdio) };
   throw new ProbeUsageError('no target: give --http <url> or --stdio "<command line>"');
@@ -235,7 +270,11 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
     throw new ProbeUsageError('--output needs a file name');
   if (values.baseline !== undefined && values.baseline.length === 0)
     throw new ProbeUsageError('--baseline needs a file name');
-  const tgt = target(values.http, values.stdio);
+  const tgt = target(
+    values.http,
+    values.stdio,
+    connectionPolicy(values['http-connection'], values.http),
+  );
   const identityHeader = headerTemplate(values['identity-header']);
   const identityEnv = values['identity-env'];
   if (identityEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(identityEnv))
@@ -254,6 +293,7 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
     ...(identityHeader === undefined ? {} : { identityHeader }),
     ...(identityEnv === undefined ? {} : { identityEnv }),
     includeDestructive: values['include-destructive'] ?? false,
+    allowMintedInRisky: values['allow-minted-in-risky'] ?? false,
     timeoutMs: duration('timeout', values.timeout, SCAN_DEFAULTS.timeoutMs),
     deadlineMs: duration('deadline', values.deadline, SCAN_DEFAULTS.deadlineMs),
     startupTimeoutMs: duration(

@@ -12,6 +12,7 @@ import type { ScanProgress } from '../probe/scan.js';
 import type { RunReport } from '../probe/types.js';
 import { REPORTERS } from '../report/index.js';
 import { summaryLine } from '../report/text.js';
+import { visible } from '../report/visible.js';
 import { parseScanArgs, SCAN_HELP } from './scan-args.js';
 
 /**
@@ -39,8 +40,10 @@ function progressLine(event: ScanProgress): string {
 
 /** Runs `stateguard scan` with these arguments; resolves with the exit code. */
 export async function runScanCommand(argv: readonly string[]): Promise<number> {
+  // Progress, warnings and usage errors quote what the target (or the user) wrote: escaped, never
+  // obeyed (report/visible.ts).
   const err = (line: string): void => {
-    process.stderr.write(`${line}\n`);
+    process.stderr.write(`${visible(line)}\n`);
   };
   let args: ReturnType<typeof parseScanArgs>;
   try {
@@ -69,6 +72,7 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
     ...(args.identityHeader === undefined ? {} : { identityHeader: args.identityHeader }),
     ...(args.identityEnv === undefined ? {} : { identityEnv: args.identityEnv }),
     includeDestructive: args.includeDestructive,
+    allowMintedInRisky: args.allowMintedInRisky,
     timeoutMs: args.timeoutMs,
     deadlineMs: args.deadlineMs,
     startupTimeoutMs: args.startupTimeoutMs,

@@ -24,7 +24,7 @@ import { VERDICTS } from './types.js';
 import type { Probe, ProbeContext, ProbeDecision } from './define.js';
 import type { Redactor } from './evidence.js';
 import { noteEvidence, stderrEvidence } from './evidence.js';
-import { destructiveReason } from './surface.js';
+import { callRefusal, type MintedValues } from './tool-risk.js';
 import type { EngineSession } from './session.js';
 import type { SurfaceMap } from './discovery/surface-map.js';
 import { AbortCause } from './transport/jsonrpc.js';
@@ -32,6 +32,10 @@ import { AbortCause } from './transport/jsonrpc.js';
 /** Options of one probe run. */
 export interface ProbeRunOptions {
   readonly includeDestructive: boolean;
+  /** `--allow-minted-in-risky` (see `tool-risk.ts`). */
+  readonly allowMintedInRisky?: boolean;
+  /** The scan's record of server-minted values, shared by every probe. */
+  readonly minted?: MintedValues;
   readonly redactor: Redactor;
   /** Longest this probe may take (ms); then its pending request is aborted (failure `deadline`). */
   readonly capMs: number;
@@ -85,23 +89,19 @@ export async function runProbe(
       if (calls >= probe.maxCalls) {
         return refuse('budget', `${what}: the probe's budget of ${probe.maxCalls} calls is spent`);
       }
-      if (method === 'tools/call' && !options.includeDestructive) {
+      if (method === 'tools/call') {
         const name = typeof params.name === 'string' ? params.name : '';
-        const tool = session.protocol.tools.find((t) => t.name === name) ?? { name };
+        const tool = session.protocol.tools.find((t) => t.name === name);
         // Defence in depth: probes filter with the same rule; this catches a probe bug.
-        const destructive = destructiveReason(tool);
-        if (destructive !== undefined) {
-          return refuse(
-            'blocked',
-            `${what}: '${name}' ${destructive} (needs --include-destructive)`,
-          );
-        }
+        const refusal = callRefusal(tool, name, params.arguments, options);
+        if (refusal !== undefined) return refuse('blocked', `${what}: ${refusal}`);
       }
       calls++;
       inFlight = what;
       const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
       const recorded = session.request(method, params, { ...opts, signal }).then((exchange) => {
         inFlight = undefined;
+        options.minted?.learn(exchange.outcome);
         if (!finished) evidence.push(exchange.evidence);
         return exchange;
       });

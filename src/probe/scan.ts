@@ -13,6 +13,7 @@ import { centralResult, runProbe } from './run.js';
 import { runSurvey, SURVEY } from './discovery/run-survey.js';
 import { recipeName } from './discovery/surface-map.js';
 import { DEFAULT_PRINCIPAL_META_KEY, openSession } from './session.js';
+import { createMintedValues, uncalledTools } from './tool-risk.js';
 import { AbortCause } from './transport/jsonrpc.js';
 import type { Evidence, IdentityName, ProbeResult, RunReport, Target } from './types.js';
 
@@ -41,6 +42,8 @@ export interface ScanConfig {
   readonly deadlineMs?: number;
   readonly maxAnswerBytes?: number;
   readonly includeDestructive?: boolean;
+  /** Let a server-minted value reach a risky parameter (`--allow-minted-in-risky`). */
+  readonly allowMintedInRisky?: boolean;
   readonly onProgress?: (event: ScanProgress) => void;
 }
 
@@ -125,6 +128,7 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
   };
   const results: ProbeResult[] = [];
   let surface: RunReport['surface'];
+  const minted = createMintedValues();
   try {
     if (opened.problem !== undefined || protocol.era === 'unknown') {
       const reason = opened.problem ?? 'the target answered nothing usable';
@@ -142,6 +146,8 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
       progress({ phase: 'probe', id: SURVEY.id });
       const found = await runSurvey(session, {
         includeDestructive: config.includeDestructive ?? false,
+        allowMintedInRisky: config.allowMintedInRisky ?? false,
+        minted,
         redactor,
         capMs: Math.max(0, Math.min(remaining(), deadlineMs / 3)),
         capName: 'the survey time cap',
@@ -168,6 +174,8 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
         const result = await runProbe(probe, session, {
           surface: found.map,
           includeDestructive: config.includeDestructive ?? false,
+          allowMintedInRisky: config.allowMintedInRisky ?? false,
+          minted,
           redactor,
           capMs,
           capName:
@@ -186,6 +194,11 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
 
   const { tools, prompts, resources, resourceTemplates, deviations, ...rest } = protocol;
   const shown = (list: readonly string[]): string[] => list.map((x) => redactor.string(x));
+  // Listed once per scan, whatever the probes tried: what the user would have to opt in to.
+  const uncalled = uncalledTools(tools, config.includeDestructive ?? false).map((u) => ({
+    tool: redactor.string(u.tool),
+    why: redactor.string(u.why),
+  }));
   return {
     schemaVersion: 1,
     tool: { name: 'stateguard', version: packageVersion() },
@@ -203,5 +216,6 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
     ms: Math.round(performance.now() - started),
     ...(opened.problem !== undefined ? { problem: redactor.string(opened.problem) } : {}),
     probes: results,
+    ...(uncalled.length > 0 ? { uncalled } : {}),
   };
 }

@@ -162,6 +162,7 @@ export async function openSession(target: Target, options: SessionOptions): Prom
           url: target.url,
           redactor: options.redactor,
           maxAnswerBytes: options.maxAnswerBytes,
+          ...(target.connection ? { connection: target.connection } : {}),
         })
       : createStdioChannel({
           command: target.command,

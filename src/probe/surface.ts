@@ -7,6 +7,7 @@
  * deletes"), uses a destructive verb. `readOnlyHint` does not clear a tool whose name says
  * `delete_…`: annotations are hints, and a wrong hint must not cost the user their data.
  */
+import { riskReason } from './tool-risk.js';
 import type { ToolInfo } from './types.js';
 
 type Schema = Record<string, unknown>;
@@ -73,9 +74,12 @@ export function destructiveReason(tool: ToolInfo): string | undefined {
   return undefined;
 }
 
-/** The tools a probe may call: all of them with `includeDestructive`, else the non-destructive. */
+/**
+ * The tools a probe may call: all of them with `includeDestructive`, else those that neither
+ * destroy nor run, fetch or touch files (`tool-risk.ts`).
+ */
 export function callableTools(tools: readonly ToolInfo[], includeDestructive: boolean): ToolInfo[] {
-  return tools.filter((t) => includeDestructive || destructiveReason(t) === undefined);
+  return tools.filter((t) => includeDestructive || riskReason(t) === undefined);
 }
 
 /** The properties and required names of an object schema. */

@@ -3,6 +3,7 @@
  *
  * This file is the contract between the engine (transports, runner, reporters, CLI) and the probes.
  */
+import type { ConnectionPolicy } from './transport/http-connection.js';
 
 /** The four verdicts. `errored` must never read as green. */
 export const VERDICTS = ['confirmed', 'refuted', 'skipped', 'errored'] as const;
@@ -13,7 +14,12 @@ export type TransportKind = (typeof TRANSPORTS)[number];
 
 /** What to scan. */
 export type Target =
-  | { readonly kind: 'http'; readonly url: string }
+  | {
+      readonly kind: 'http';
+      readonly url: string;
+      /** Connection reuse (`transport/http-connection.ts`); default `auto`. */
+      readonly connection?: ConnectionPolicy;
+    }
   | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[] };
 
 /** The two identities every differential probe uses. */
@@ -226,6 +232,11 @@ export interface RunReport {
   /** Present only when the scan ran with `--baseline`. */
   readonly baseline?: BaselineSummary;
   readonly probes: ProbeResult[];
+  /**
+   * Tools the scan left alone, and why: destructive, or running commands or code, queries, URL
+   * fetches or file access, without `--include-destructive`. Absent when there is none.
+   */
+  readonly uncalled?: { readonly tool: string; readonly why: string }[];
 }
 
 /**

@@ -3,9 +3,11 @@
  * answer cannot make this fail.
  */
 import type { Reporter } from './types.js';
+import { escapeJsonText } from './visible.js';
 
 /** The JSON reporter. */
 export const json: Reporter = {
   id: 'json',
-  render: (report) => `${JSON.stringify(report, null, 2)}\n`,
+  // The exact value; DEL, C1 and bidi characters spelled as `\u` escapes, so printing it is safe.
+  render: (report) => `${escapeJsonText(JSON.stringify(report, null, 2))}\n`,
 };

@@ -12,6 +12,7 @@ import { STALE_REASON } from '../probe/baseline.js';
 import type { BaselineSummary, ProbeResult, RunReport, Verdict } from '../probe/types.js';
 import { detailLines } from './evidence-lines.js';
 import type { RenderOptions, Reporter } from './types.js';
+import { escapeXmlText } from './visible.js';
 
 // Characters XML 1.0 cannot carry at all, even escaped: replaced, so a hostile answer quoted in the
 // evidence cannot make the report unparseable.
@@ -23,16 +24,13 @@ export function xmlText(s: string): string {
     .replace(NOT_XML, '\uFFFD')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;');
+    .replace(/>/g, '&gt;')
+    .replace(/\r/g, '&#13;');
 }
 
 /** Text safe inside a double-quoted XML attribute (line breaks kept as character references). */
 export function xmlAttr(s: string): string {
-  return xmlText(s)
-    .replace(/"/g, '&quot;')
-    .replace(/\n/g, '&#10;')
-    .replace(/\r/g, '&#13;')
-    .replace(/\t/g, '&#9;');
+  return xmlText(s).replace(/"/g, '&quot;').replace(/\n/g, '&#10;').replace(/\t/g, '&#9;');
 }
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(3);
@@ -95,6 +93,9 @@ export const junit: Reporter = {
       ['stateguard', report.tool.version],
       ...(report.problem !== undefined ? [['problem', report.problem] as [string, string]] : []),
       ...(baseline !== undefined ? [['baseline', baseline.file] as [string, string]] : []),
+      ...(report.uncalled ?? []).map(
+        (u) => ['not called', `${u.tool}: ${u.why}`] as [string, string],
+      ),
     ];
     const lines = [
       '<?xml version="1.0" encoding="UTF-8"?>',
@@ -108,6 +109,7 @@ export const junit: Reporter = {
       '  </testsuite>',
       '</testsuites>',
     ];
-    return `${lines.join('\n')}\n`;
+    // No CDATA anywhere, so character references are decoded: the same text, safe to print.
+    return `${escapeXmlText(lines.join('\n'))}\n`;
   },
 };

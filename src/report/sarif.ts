@@ -30,6 +30,7 @@ import { findProbe } from '../probe/registry.js';
 import type { ProbeResult, RunReport, Verdict } from '../probe/types.js';
 import { evidenceLine } from './evidence-lines.js';
 import type { RenderOptions, Reporter } from './types.js';
+import { escapeJsonText } from './visible.js';
 
 /** The schema a SARIF log names (OASIS SARIF 2.1.0). */
 export const SARIF_SCHEMA =
@@ -166,6 +167,10 @@ function invocationOf(report: RunReport, ruleIndex: Map<string, number>): Invoca
       associatedRule: { id, index: ruleIndex.get(id) ?? -1 },
     });
   }
+  // Tools left alone are no failure of the run: notes, so a reader sees what was not exercised.
+  for (const u of report.uncalled ?? []) {
+    notifications.push({ level: 'note', message: { text: `not called: ${u.tool}: ${u.why}` } });
+  }
   const end = new Date(Date.parse(report.startedAt) + report.ms);
   return {
     executionSuccessful,
@@ -216,5 +221,6 @@ export function toSarif(report: RunReport, options: RenderOptions): Log {
 /** The SARIF reporter. */
 export const sarif: Reporter = {
   id: 'sarif',
-  render: (report, options) => `${JSON.stringify(toSarif(report, options), null, 2)}\n`,
+  render: (report, options) =>
+    `${escapeJsonText(JSON.stringify(toSarif(report, options), null, 2))}\n`,
 };

@@ -7,6 +7,7 @@ import type { BaselineSummary, ProbeResult, RunReport, Verdict } from '../probe/
 import { VERDICTS } from '../probe/types.js';
 import { detailLines } from './evidence-lines.js';
 import type { RenderOptions, Reporter } from './types.js';
+import { visible, visibleDeep } from './visible.js';
 
 const STYLE: Record<Verdict, { label: string; code: string }> = {
   confirmed: { label: '✗ CONFIRMED', code: '1;31' },
@@ -31,7 +32,7 @@ export function summaryLine(report: RunReport): string {
     const stale = baseline.stale.length;
     if (stale > 0) counts.push(`${stale} stale baseline ${stale === 1 ? 'entry' : 'entries'}`);
   }
-  return `${counts.join(' · ')} (target: ${report.target.display})`;
+  return `${counts.join(' · ')} (target: ${visible(report.target.display)})`;
 }
 
 function header(report: RunReport): string {
@@ -69,7 +70,9 @@ function staleLines(baseline: BaselineSummary, o: RenderOptions): string[] {
 /** The text reporter. */
 export const text: Reporter = {
   id: 'text',
-  render(report, options) {
+  render(raw, options) {
+    // Everything the target sent is shown escaped, never obeyed (visible.ts); colour codes are ours.
+    const report = visibleDeep(raw);
     const lines = [header(report), ''];
     if (report.problem !== undefined)
       lines.push(`${paint(options.color, '1;33', '! target problem')} ${report.problem}`, '');
@@ -77,6 +80,11 @@ export const text: Reporter = {
     if (report.probes.length > 0) lines.push('');
     if (report.baseline !== undefined && report.baseline.stale.length > 0)
       lines.push(...staleLines(report.baseline, options), '');
+    if (report.uncalled !== undefined && report.uncalled.length > 0) {
+      lines.push(`not called (${report.uncalled.length}):`);
+      for (const u of report.uncalled) lines.push(`    ${u.tool}: ${u.why}`);
+      lines.push('');
+    }
     lines.push(summaryLine(report));
     return `${lines.join('\n')}\n`;
   },

@@ -42,6 +42,11 @@ describe('stateguard scan usage', () => {
     [['--stdio', 'x', '--format', 'xml'], "unknown --format 'xml'"],
     [['--stdio', 'server | tee log'], "runs no shell; remove '|'"],
     [['--stdio', 'x', '--timeout', '0'], '--timeout needs a positive number'],
+    [
+      ['--http', 'http://127.0.0.1:1/mcp', '--http-connection', 'pooled'],
+      "unknown --http-connection 'pooled'",
+    ],
+    [['--stdio', 'x', '--http-connection', 'fresh'], '--http-connection applies only to --http'],
   ])('rejects %j with a one-line error, the help hint and exit 2', async (args, message) => {
     const run = await runCli(['scan', ...args]);
     expect(run.code).toBe(2);

@@ -208,7 +208,9 @@ describe('every verdict carries its evidence, not only a confirmation', () => {
     for (const p of skippedReport.probes) {
       expect(p.evidence).toContainEqual({
         kind: 'note',
-        text: expect.stringContaining('decided without a call; tools/list named 1 tool(s): get_time; discovery'),
+        text: expect.stringContaining(
+          'decided without a call; tools/list named 1 tool(s): get_time; discovery',
+        ),
       });
     }
     for (const p of refutedReport.probes) {

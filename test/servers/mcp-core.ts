@@ -5,6 +5,7 @@
  */
 
 import { AGREEABLE, agreeableAnswer, type Agreeable } from './agreeable.js';
+import { HOSTILE_ERAS, hostileAnswer, type HostileEra } from './hostile-target.js';
 
 /** A JSON-RPC message as received. */
 export interface Incoming {
@@ -15,7 +16,7 @@ export interface Incoming {
 }
 
 /** Which era the core plays; the agreeable ones are modern servers that agree with everything. */
-export type Era = 'modern' | 'modern-no-discover' | 'legacy' | Agreeable;
+export type Era = 'modern' | 'modern-no-discover' | 'legacy' | Agreeable | HostileEra;
 
 /** Tools the core lists; `delete_everything` is there so tests can prove it is never called. */
 export const TOOLS = [
@@ -42,6 +43,13 @@ export function answer(
   caller: string | undefined,
   counts: CallCounts,
 ): Record<string, unknown> | undefined {
+  if ((HOSTILE_ERAS as readonly string[]).includes(era))
+    return hostileAnswer(
+      era as HostileEra,
+      message,
+      (caller ?? 'anonymous').replace(/^Bearer /, ''),
+      counts,
+    );
   if (message.id === undefined) return undefined;
   if ((AGREEABLE as readonly string[]).includes(era)) {
     if (message.method === 'tools/call') {

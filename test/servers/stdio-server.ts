@@ -5,15 +5,17 @@
  * Scenarios: modern, modern-no-discover, legacy, hang, hang-stubborn (ignores SIGTERM and EOF),
  * slow-start (reads nothing for 1.5 s, like a server that compiles or downloads itself first),
  * garbage, crash-mid-answer, request-first, huge-line, nested, stderr-echo; and the agreeable
- * servers `yes`, `echo` and `echo-pretty` (see `agreeable.ts`).
+ * servers `yes`, `echo` and `echo-pretty` (see `agreeable.ts`); the hostile targets `hostile` and
+ * `risky` (see `hostile-target.ts`).
  */
 import { createInterface } from 'node:readline';
 import { AGREEABLE } from './agreeable.js';
+import { EVIL, HOSTILE_ERAS } from './hostile-target.js';
 import { answer } from './mcp-core.js';
 import type { CallCounts, Era, Incoming } from './mcp-core.js';
 
 const scenario = process.argv[2] ?? 'modern';
-const ERAS: readonly string[] = ['legacy', 'modern-no-discover', ...AGREEABLE];
+const ERAS: readonly string[] = ['legacy', 'modern-no-discover', ...AGREEABLE, ...HOSTILE_ERAS];
 const era: Era = ERAS.includes(scenario) ? (scenario as Era) : 'modern';
 const counts: CallCounts = {};
 const out = (message: unknown): void => {
@@ -62,6 +64,7 @@ const serve = (line: string): void => {
       return;
     }
     if (scenario === 'stderr-echo') process.stderr.write(`serving caller ${caller ?? 'nobody'}\n`);
+    if (scenario === 'hostile') process.stderr.write(`serving ${EVIL}\n`);
   }
   if (scenario === 'request-first') {
     // A server→client request that reuses the client's id, then a notification, then the answer.

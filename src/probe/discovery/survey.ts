@@ -20,6 +20,7 @@ import {
 } from '../surface.js';
 import type { Exchange, PromptInfo, ToolInfo } from '../types.js';
 import { harvestRounds, type Found } from './harvest.js';
+import { isRiskyParameter } from '../tool-risk.js';
 import {
   consumerCall,
   fillTemplate,
@@ -139,6 +140,8 @@ export async function survey(ctx: ProbeContext): Promise<SurfaceMap> {
     const strict = refusedPlaceholder.has(tool);
     const ranked: { slot: Slot; offer: Offer; score: number }[] = [];
     for (const slot of slotsOf(tool.inputSchema)) {
+      // A value the server minted never goes where it could become a command, a URL or a path.
+      if (slot.path.some((name) => isRiskyParameter(name, slot.schema))) continue;
       for (const offer of offers) {
         if (offer.minter === tool) continue;
         const score = fitScore(slot, offer);

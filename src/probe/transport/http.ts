@@ -13,6 +13,11 @@ import { createParser } from 'eventsource-parser';
 import type { Redactor } from '../evidence.js';
 import { httpEvidence } from '../evidence.js';
 import type { Outcome } from '../types.js';
+import {
+  createHttpConnections,
+  type ConnectionPolicy,
+  type HttpAnswer,
+} from './http-connection.js';
 import type { Channel, ChannelReply, ChannelRequest, JsonRpcNotification } from './jsonrpc.js';
 import {
   abortOutcome,
@@ -29,6 +34,8 @@ export interface HttpChannelOptions {
   readonly redactor: Redactor;
   /** Most bytes read for one answer, notifications included; more is failure `oversize`. */
   readonly maxAnswerBytes: number;
+  /** Connection reuse; default `auto` (see {@link ConnectionPolicy}). */
+  readonly connection?: ConnectionPolicy;
 }
 
 // Methods whose target goes in `Mcp-Name` (2026-07-28 Streamable HTTP).
@@ -64,43 +71,41 @@ function requestHeaders(
 }
 
 function connectDetail(err: unknown): string {
-  const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
-  const code = typeof cause?.code === 'string' ? cause.code : undefined;
+  const { code: raw, message } = err as { code?: unknown; message?: unknown };
+  const code = typeof raw === 'string' ? raw : undefined;
   if (code === 'ECONNREFUSED') return 'connection refused';
-  if (code === 'UND_ERR_SOCKET') return 'connection dropped before an answer';
-  const text = typeof cause?.message === 'string' ? cause.message : String(err);
-  return code ? `${text} (${code})` : text;
+  if (code === 'ECONNRESET' || message === 'socket hang up')
+    return 'connection dropped before an answer';
+  const text = typeof message === 'string' ? message : String(err);
+  return code && !text.includes(code) ? `${text} (${code})` : text;
 }
 
 /** Reads an answer body, bounded, feeding `onChunk`; returns how the read ended. */
 async function readBody(
-  body: ReadableStream<Uint8Array>,
+  answer: HttpAnswer,
   max: number,
   onChunk: (text: string) => boolean,
 ): Promise<'end' | 'done' | 'oversize'> {
-  const reader = body.getReader();
   const decoder = new TextDecoder();
   let bytes = 0;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) {
-        onChunk(decoder.decode());
-        return 'end';
-      }
+    for await (const value of answer.body) {
       bytes += value.byteLength;
       if (bytes > max) return 'oversize';
       if (onChunk(decoder.decode(value, { stream: true }))) return 'done';
     }
+    onChunk(decoder.decode());
+    return 'end';
   } finally {
-    // Closing the stream also cancels the request server-side (the spec's HTTP cancellation).
-    reader.cancel().catch(() => undefined);
+    // Dropping the connection also cancels the request server-side (the spec's HTTP cancellation).
+    answer.cancel();
   }
 }
 
 /** Creates a channel that POSTs each message to `url`. */
 export function createHttpChannel(options: HttpChannelOptions): Channel {
   const { url, redactor, maxAnswerBytes } = options;
+  const connections = createHttpConnections(url, options.connection ?? 'auto');
 
   async function send(req: ChannelRequest): Promise<ChannelReply> {
     const started = performance.now();
@@ -112,17 +117,12 @@ export function createHttpChannel(options: HttpChannelOptions): Channel {
     let rawBody: string | undefined;
     let outcome: Outcome;
     try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(message),
-        signal: req.signal,
-        // A redirect would carry the bearer token elsewhere; it is not an answer either.
-        redirect: 'manual',
-      });
+      // Redirects are never followed: one would carry the bearer token elsewhere, and it is not an
+      // answer either.
+      const response = await connections.post(url, headers, JSON.stringify(message), req.signal);
       status = response.status;
-      responseHeaders = Object.fromEntries(response.headers.entries());
-      const contentType = response.headers.get('content-type') ?? undefined;
+      responseHeaders = response.headers;
+      const contentType = response.headers['content-type'];
       outcome = await readAnswer(response, contentType, message.id, received, (t) => {
         rawBody = t;
       });
@@ -167,7 +167,7 @@ export function createHttpChannel(options: HttpChannelOptions): Channel {
   }
 
   async function readAnswer(
-    response: Response,
+    response: HttpAnswer,
     contentType: string | undefined,
     id: number,
     received: unknown[],
@@ -175,11 +175,6 @@ export function createHttpChannel(options: HttpChannelOptions): Channel {
   ): Promise<Outcome> {
     const status = response.status;
     const httpFailed = status >= 300;
-    if (!response.body) {
-      return httpFailed
-        ? failure('http-status', `HTTP ${status} with an empty body`)
-        : failure('empty', `HTTP ${status} with an empty body`);
-    }
     if (contentType?.toLowerCase().startsWith('text/event-stream')) {
       let answer: Outcome | undefined;
       const parser = createParser({
@@ -191,7 +186,7 @@ export function createHttpChannel(options: HttpChannelOptions): Channel {
           }
         },
       });
-      const end = await readBody(response.body, maxAnswerBytes, (chunk) => {
+      const end = await readBody(response, maxAnswerBytes, (chunk) => {
         parser.feed(chunk);
         return answer !== undefined;
       });
@@ -207,7 +202,7 @@ export function createHttpChannel(options: HttpChannelOptions): Channel {
         : failure('closed', what);
     }
     let text = '';
-    const end = await readBody(response.body, maxAnswerBytes, (chunk) => {
+    const end = await readBody(response, maxAnswerBytes, (chunk) => {
       text += chunk;
       return false;
     });
@@ -237,18 +232,20 @@ export function createHttpChannel(options: HttpChannelOptions): Channel {
     req: Omit<ChannelRequest, 'message'>,
   ): Promise<void> {
     try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: requestHeaders(req, message.method, message.params),
-        body: JSON.stringify(message),
-        signal: req.signal,
-        redirect: 'manual',
-      });
-      await response.body?.cancel();
+      const headers = requestHeaders(req, message.method, message.params);
+      const response = await connections.post(url, headers, JSON.stringify(message), req.signal);
+      response.cancel();
     } catch {
       // A lost notification is visible in the next request's outcome; nothing to decide here.
     }
   }
 
-  return { send, notify, takeStderr: () => [], close: async () => undefined };
+  return {
+    send,
+    notify,
+    takeStderr: () => [],
+    close: async () => {
+      connections.close();
+    },
+  };
 }

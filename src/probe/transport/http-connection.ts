@@ -1,0 +1,154 @@
+/**
+ * One HTTP POST over `node:http`/`node:https`, on a connection chosen by policy: a fresh one per
+ * exchange, or a kept-alive one that is given up once it stalls.
+ *
+ * Why not `fetch`: a server that writes the response headers and the body in two writes without
+ * `TCP_NODELAY` (Python's `http.server`, anything that flushes headers first) stalls a kept-alive
+ * connection. Its Nagle algorithm holds the body until our delayed ACK of the headers, about 40 ms,
+ * on every other exchange or every one, and `fetch` offers no say over connection reuse. A fresh
+ * connection never stalls (the kernel acknowledges at once while a connection is young) and costs
+ * one loopback handshake, a fraction of a millisecond. Far away, a handshake (and TLS) costs more
+ * than reuse saves, so reuse is kept there until a stall is seen.
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
+/**
+ * How the channel picks connections:
+ * - `fresh`: a new connection per exchange (TLS sessions are still resumed);
+ * - `reuse`: one kept-alive connection, whatever happens (what `fetch` does);
+ * - `adaptive`: kept alive until an answer stalls in the Nagle pattern, then fresh for the rest;
+ * - `auto` (default): `fresh` for a loopback host, where a handshake is nearly free, else `adaptive`.
+ */
+export const CONNECTION_POLICIES = ['auto', 'fresh', 'reuse', 'adaptive'] as const;
+/** One of {@link CONNECTION_POLICIES}. */
+export type ConnectionPolicy = (typeof CONNECTION_POLICIES)[number];
+
+/**
+ * A pause this long inside one plain (non-SSE) answer on a reused connection reads as a Nagle stall:
+ * the delayed ACK it waits for is 40 ms on Linux and longer elsewhere. A server that pauses this long
+ * for its own reasons only costs us later handshakes, never a verdict.
+ */
+export const STALL_GAP_MS = 25;
+
+/** What came back: status, headers, the body as it arrives, and the connection it came on. */
+export interface HttpAnswer {
+  readonly status: number;
+  /** Lower-case names, sorted, repeated values joined with `, ` (as `fetch`'s `Headers`). */
+  readonly headers: Record<string, string>;
+  readonly body: AsyncIterable<Uint8Array>;
+  /**
+   * Stops reading. An unfinished answer drops its connection, which cancels the request
+   * server-side; a finished one is drained, so a kept-alive connection serves the next exchange.
+   */
+  cancel(): void;
+}
+
+/** A connection pool with a policy. */
+export interface HttpConnections {
+  /** POSTs `body` to `url`; resolves once the headers arrived. Rejects like `fetch` on failure. */
+  post(
+    url: string,
+    headers: Record<string, string>,
+    body: string,
+    signal: AbortSignal,
+  ): Promise<HttpAnswer>;
+  /** The policy in force now (`adaptive` turns `fresh` after a stall). */
+  readonly mode: () => 'fresh' | 'reuse' | 'adaptive';
+  close(): void;
+}
+
+/** True for `localhost`, 127.0.0.0/8 and ::1: a handshake there is nearly free. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    host === '::1' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) ||
+    /^::ffff:127\./.test(host)
+  );
+}
+
+function joinHeaders(raw: IncomingMessage['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(raw).sort()) {
+    const value = raw[name];
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/** Creates the connections of one channel to `url`'s origin under `policy`. */
+export function createHttpConnections(url: string, policy: ConnectionPolicy): HttpConnections {
+  const target = new URL(url);
+  const tls = target.protocol === 'https:';
+  let mode: 'fresh' | 'reuse' | 'adaptive' =
+    policy === 'auto' ? (isLoopbackHost(target.hostname) ? 'fresh' : 'adaptive') : policy;
+  const Agent = tls ? HttpsAgent : HttpAgent;
+  const kept = new Agent({ keepAlive: true, maxSockets: 4 });
+  // keepAlive false: `Connection: close` and a new socket each time; an https agent still resumes.
+  const fresh = new Agent({ keepAlive: false });
+
+  function post(
+    to: string,
+    headers: Record<string, string>,
+    body: string,
+    signal: AbortSignal,
+  ): Promise<HttpAnswer> {
+    const request = tls ? httpsRequest : httpRequest;
+    const watch = mode === 'adaptive';
+    return new Promise<HttpAnswer>((resolve, reject) => {
+      const req = request(to, {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        agent: mode === 'fresh' ? fresh : kept,
+        signal,
+      });
+      // `on`, not `once`: an error after the answer began must not go unhandled (the body's
+      // reader sees it).
+      req.on('error', reject);
+      req.once('response', (res) => {
+        res.on('error', () => undefined);
+        const headersAt = performance.now();
+        const plain = !String(res.headers['content-type'] ?? '')
+          .toLowerCase()
+          .startsWith('text/event-stream');
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: joinHeaders(res.headers),
+          body: watch && req.reusedSocket && plain ? watched(res, headersAt) : res,
+          cancel: () => {
+            if (res.complete) res.resume();
+            else res.destroy();
+          },
+        });
+      });
+      req.end(body);
+    });
+  }
+
+  /** Passes the body through, and turns the pool `fresh` if it arrived with a stall-sized gap. */
+  async function* watched(res: IncomingMessage, headersAt: number): AsyncIterable<Uint8Array> {
+    let last = headersAt;
+    let widest = 0;
+    for await (const chunk of res as AsyncIterable<Uint8Array>) {
+      const now = performance.now();
+      widest = Math.max(widest, now - last);
+      last = now;
+      yield chunk;
+    }
+    widest = Math.max(widest, performance.now() - last);
+    // The kept sockets stay until close(): another exchange may still be reading on one.
+    if (widest >= STALL_GAP_MS) mode = 'fresh';
+  }
+
+  return {
+    post,
+    mode: () => mode,
+    close() {
+      kept.destroy();
+      fresh.destroy();
+    },
+  };
+}

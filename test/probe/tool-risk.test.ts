@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { TOOL_SPECS } from '../../src/fixture/tools.js';
+import {
+  callRefusal,
+  createMintedValues,
+  isRiskyParameter,
+  riskReason,
+} from '../../src/probe/tool-risk.js';
+import type { ToolInfo } from '../../src/probe/types.js';
+
+const tool = (name: string, description: string, params: string[] = []): ToolInfo => ({
+  name,
+  description,
+  inputSchema: {
+    type: 'object',
+    properties: Object.fromEntries(params.map((p) => [p, { type: 'string' }])),
+  },
+});
+
+describe('riskReason', () => {
+  it.each([
+    tool('run', 'Run a shell command on the host and return its output.', ['command']),
+    tool('exec_python', 'Runs code.'),
+    tool('calc', 'Evaluate an expression.', ['input']),
+    tool('report', 'Returns rows.', ['sql']),
+    tool('get_page', 'Returns a page.', ['url']),
+    tool('notes', 'Read a file from disk.'),
+    tool('notes', 'Returns notes.', ['filePath']),
+    tool('hook', 'Calls back.', ['callback_url']),
+  ])('leaves %j alone', (t) => {
+    expect(riskReason(t)).toBeDefined();
+  });
+
+  it('clears the fixture tools that are not destructive, and an ordinary handle pair', () => {
+    for (const name of [
+      'open_workspace',
+      'read_workspace',
+      'export_workspace',
+      'create_report',
+    ] as const)
+      expect(riskReason({ name, description: TOOL_SPECS[name].description }), name).toBeUndefined();
+    expect(
+      riskReason(tool('read_workspace', 'Read a workspace.', ['workspace_id'])),
+    ).toBeUndefined();
+    expect(riskReason(tool('echo', 'Echoes its arguments.', ['text']))).toBeUndefined();
+  });
+
+  it('still names a destructive tool as destructive', () => {
+    expect(riskReason(tool('delete_everything', 'Deletes every record.'))).toMatch(/destroy/);
+  });
+});
+
+describe('isRiskyParameter', () => {
+  it('matches whole names and unambiguous suffixes in any case style, and format uri', () => {
+    for (const name of [
+      'command',
+      'cmd',
+      'code',
+      'script',
+      'query',
+      'url',
+      'path',
+      'shellCommand',
+      'file_path',
+      'targetUrl',
+    ])
+      expect(isRiskyParameter(name), name).toBe(true);
+    expect(isRiskyParameter('target', { type: 'string', format: 'uri' })).toBe(true);
+    for (const name of ['workspace_id', 'label', 'text', 'country_code', 'search_term'])
+      expect(isRiskyParameter(name), name).toBe(false);
+  });
+});
+
+describe('callRefusal', () => {
+  const fetcher = tool('get_page', 'Returns a page.', ['url']);
+  it('refuses a value the server minted in a risky parameter, even with the opt-in', () => {
+    const minted = createMintedValues();
+    minted.learn({
+      result: { content: [{ type: 'text', text: '{"next":"https://internal/x"}' }] },
+    });
+    const gate = { includeDestructive: true, minted };
+    expect(callRefusal(fetcher, 'get_page', { url: 'https://internal/x' }, gate)).toMatch(
+      /minted in its parameter "url" \(needs --allow-minted-in-risky\)/,
+    );
+    expect(
+      callRefusal(
+        fetcher,
+        'get_page',
+        { url: 'https://internal/x' },
+        { ...gate, allowMintedInRisky: true },
+      ),
+    ).toBeUndefined();
+  });
+
+  it('never takes a canary the server echoed for a minted value', () => {
+    const minted = createMintedValues();
+    const gate = { includeDestructive: true, minted };
+    expect(callRefusal(fetcher, 'get_page', { url: 'canary-123456' }, gate)).toBeUndefined();
+    minted.learn({ echoed: 'canary-123456' });
+    expect(callRefusal(fetcher, 'get_page', { url: 'canary-123456' }, gate)).toBeUndefined();
+  });
+
+  it('refuses a risky tool without the opt-in', () => {
+    expect(callRefusal(fetcher, 'get_page', {}, { includeDestructive: false })).toMatch(
+      /needs --include-destructive/,
+    );
+  });
+});
