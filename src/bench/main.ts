@@ -14,11 +14,17 @@ import {
   type BenchSuite,
 } from './harness.js';
 import { handlesSuite } from './suites/handles.js';
+import { mcpRoundTripSuite } from './suites/mcp-roundtrip.js';
 import { redisLedgerSuite } from './suites/redis-ledger.js';
 import { requestStateSuite } from './suites/request-state.js';
 
 /** Every suite, in run order. Add new suites here. */
-const SUITES: readonly BenchSuite[] = [requestStateSuite, handlesSuite, redisLedgerSuite];
+const SUITES: readonly BenchSuite[] = [
+  requestStateSuite,
+  handlesSuite,
+  redisLedgerSuite,
+  mcpRoundTripSuite,
+];
 
 async function main(argv: readonly string[]): Promise<number> {
   const unknown = argv.filter((name) => !SUITES.some((s) => s.name === name));
