@@ -331,3 +331,39 @@ describe('finding 7: the arguments the guard digests are capped', () => {
     ).toThrow(RangeError);
   });
 });
+
+describe('every refusal: the frozen answer and exactly one onReject', () => {
+  it.each([
+    ['an empty string', ''],
+    ['a bare prefix', 'v1.'],
+    ['an oversized token', `v1.${'A'.repeat(9_000)}`],
+    ['plaintext JSON', '{"answers":{"dataset":"sales"},"asked":"range"}'],
+    ['a tampered-looking token', `v1.${'A'.repeat(200)}`],
+  ])('refuses %s as requestState before the handler runs, logged once', async (_label, state) => {
+    const server = await wizard({});
+    const outcome = await createReport(await server.as('alice'), { requestState: state });
+    expect(outcome).toEqual({ ...REFUSED, data: { reason: 'invalid_request_state' } });
+    expect(server.calls()).toBe(0);
+    expect(server.rejections).toHaveLength(1);
+  });
+
+  it.each([
+    ['a number', 42],
+    ['an object', { answers: {} }],
+    ['an array', ['v1.AAAA']],
+    ['null', null],
+  ])(
+    'leaves %s as requestState to the SDK, which answers the same frozen error before any handler',
+    async (_label, state) => {
+      const server = await wizard({});
+      const outcome = await createReport(await server.as('alice'), {
+        requestState: state as unknown as string,
+      });
+      expect(outcome).toEqual({ ...REFUSED, data: { reason: 'invalid_request_state' } });
+      expect(server.calls()).toBe(0);
+      // The SDK's envelope check refuses a requestState that is not a string before dispatching
+      // the request, so the guard never sees it and onReject is not called (README says so).
+      expect(server.rejections).toEqual([]);
+    },
+  );
+});
