@@ -15,7 +15,10 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** Why a `requestState` was refused. For server logs only; never answered differently on the wire. */
+/**
+ * Why a `requestState` (or a guarded request) was refused. For server logs only; never answered
+ * differently on the wire. The sealer uses the first nine; the guard adds the rest.
+ */
 export const STATE_REJECTIONS = [
   'malformed',
   'too-large',
@@ -27,7 +30,12 @@ export const STATE_REJECTIONS = [
   'request',
   'audience',
   'replayed',
+  'arguments-too-large',
   'ledger-unavailable',
+  'principal-unavailable',
+  'clock-unavailable',
+  'unsealable',
+  'ephemeral-key',
 ] as const;
 export type StateRejection = (typeof STATE_REJECTIONS)[number];
 

@@ -11,6 +11,7 @@ export {
   type StateClaims,
   type OpenedState,
   type SealOptions,
+  type PreparedBinding,
 } from './seal/seal.js';
 export type { StateBinding, Principal } from './seal/binding.js';
 export type { KeyInput, KeysInput } from './seal/key.js';

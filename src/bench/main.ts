@@ -15,6 +15,7 @@ import {
 } from './harness.js';
 import { handlesSuite } from './suites/handles.js';
 import { httpScanSuite } from './suites/http-scan.js';
+import { mcpRoundTripSuite } from './suites/mcp-roundtrip.js';
 import { redisLedgerSuite } from './suites/redis-ledger.js';
 import { requestStateSuite } from './suites/request-state.js';
 
@@ -24,6 +25,7 @@ const SUITES: readonly BenchSuite[] = [
   handlesSuite,
   redisLedgerSuite,
   httpScanSuite,
+  mcpRoundTripSuite,
 ];
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -13,6 +13,7 @@ import { HandleRejectedError, type HandleRejection } from '../errors.js';
 import { encodeBase64url } from '../seal/base64url.js';
 import type { Principal } from '../seal/binding.js';
 import { createPrincipalTagger } from '../seal/principal-tag.js';
+import { clockOption, readClock } from '../seal/clock.js';
 import { createRandomPool } from '../seal/random-pool.js';
 import { IV_BYTES, openEnvelope, sealEnvelope } from '../seal/envelope.js';
 import { createKeyRing, keyedTag, type DerivedKey, type KeysInput } from '../seal/key.js';
@@ -131,7 +132,7 @@ export function createHandleBinderWith(
   const ttlMs = positive(options.ttlSeconds, 3600, 'ttlSeconds') * 1000;
   const maxHandleBytes = positive(options.maxHandleBytes, 512, 'maxHandleBytes');
   const allowAnonymous = options.allowAnonymous === true;
-  const now = options.now ?? Date.now;
+  const now = clockOption(options.now);
 
   // The audience tag depends on the key only: derive it once per key, not per handle. Its input
   // starts with `audience:`, a principal's text with `s:` or `o:`, so the two tags never coincide.
@@ -159,7 +160,8 @@ export function createHandleBinderWith(
       mintOptions?.ttlSeconds === undefined
         ? ttlMs
         : positive(mintOptions.ttlSeconds, 0, 'ttlSeconds') * 1000;
-    const issuedAt = Math.floor(now());
+    const issuedAt = readClock(now);
+    if (issuedAt === undefined) throw new RangeError('now() must return a time in milliseconds');
     const expiresAt = issuedAt + Math.ceil(lifetime);
     const key = ring.primary;
     // One draw for the id and the IV (seal/random-pool.ts says why draws are pooled).
@@ -206,7 +208,10 @@ export function createHandleBinderWith(
       if (expected === undefined && !allowAnonymous) return reject('principal');
       if (!sameTag(claims.principalTag, expected)) return reject('principal');
       if (claims.kind !== kind) return reject('kind');
-      if (now() >= claims.expiresAt) return reject('expired');
+      // A clock that cannot say what time it is cannot prove a handle unexpired: fail closed (a
+      // comparison with NaN is false, so `now() >= expiresAt` alone would open it forever).
+      const at = readClock(now);
+      if (at === undefined || at >= claims.expiresAt) return reject('expired');
       return {
         handleId: encodeBase64url(claims.handleId),
         kind: claims.kind,

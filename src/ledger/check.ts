@@ -1,18 +1,39 @@
 /**
- * Argument checks shared by the ledgers. A bad id or expiry is a programming error, so it throws
+ * Argument checks shared by the ledgers. A bad id or lifetime is a programming error, so it throws
  * `TypeError` (with the value's type or length, never its content) instead of answering.
  */
 
 /** The longest id a ledger accepts, in characters. Sealed token ids are 22. */
 export const MAX_ID_LENGTH = 256;
 
+/**
+ * The longest lifetime a ledger accepts: 366 days. An absolute time in epoch milliseconds (what
+ * `consume` took before it took a lifetime) is far above it, so a caller still passing one is
+ * refused loudly instead of having its ids kept for decades, or forgotten at once.
+ */
+export const MAX_TTL_MS = 366 * 24 * 3600 * 1000;
+
+/** The default extra time an id is kept past its lifetime, in milliseconds. */
+export const DEFAULT_CLOCK_SKEW_MS = 60_000;
+
 /** @internal Validate the arguments of `SingleUseLedger.consume`. */
-export function checkConsume(id: unknown, expiresAtMs: unknown): void {
+export function checkConsume(id: unknown, ttlMs: unknown): void {
   if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) {
     const got = typeof id === 'string' ? `length ${id.length}` : typeof id;
     throw new TypeError(`id must be a string of 1-${MAX_ID_LENGTH} characters, got ${got}`);
   }
-  if (typeof expiresAtMs !== 'number' || !Number.isFinite(expiresAtMs)) {
-    throw new TypeError(`expiresAtMs must be a finite number, got ${typeof expiresAtMs}`);
+  if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0 || ttlMs > MAX_TTL_MS) {
+    throw new TypeError(
+      `ttlMs must be a lifetime of 1 ms to 366 days, got ${typeof ttlMs === 'number' ? 'a number out of range' : typeof ttlMs}`,
+    );
   }
+}
+
+/** @internal Validate a `clockSkewMs` option. */
+export function clockSkewOption(value: unknown): number {
+  const skew = value ?? DEFAULT_CLOCK_SKEW_MS;
+  if (typeof skew !== 'number' || !Number.isFinite(skew) || skew < 0) {
+    throw new RangeError(`clockSkewMs must be a non-negative finite number, got ${typeof skew}`);
+  }
+  return skew;
 }

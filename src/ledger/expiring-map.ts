@@ -7,6 +7,7 @@
  * ones can be pruned. Pruning is a full sweep, run when the map is full and every `sweepEvery` writes,
  * so its cost is amortised and no timer keeps the process alive.
  */
+import { clockOption, readClock } from '../seal/clock.js';
 
 /** Options of {@link createExpiringMap}. */
 export interface ExpiringMapOptions {
@@ -22,7 +23,10 @@ export interface ExpiringMapOptions {
 export interface ExpiringMap<V> {
   /** The live value of `key`, or `undefined`. */
   get(key: string): V | undefined;
-  /** Store `value` until `expiresAt`; `false` when the map is full of live entries. */
+  /**
+   * Store `value` until `expiresAt` (on this map's clock); `false` when the map is full of live
+   * entries. Every operation throws `RangeError` when the clock returns no usable time.
+   */
   set(key: string, value: V, expiresAt: number): boolean;
   /** Remove `key`; `true` when a live entry was removed. */
   delete(key: string): boolean;
@@ -32,7 +36,15 @@ export interface ExpiringMap<V> {
 
 /** @internal Create a bounded map of expiring entries. */
 export function createExpiringMap<V>(options: ExpiringMapOptions): ExpiringMap<V> {
-  const { maxEntries, now } = options;
+  const { maxEntries } = options;
+  const now = clockOption(options.now);
+  // Every operation reads the time here. A clock with no usable time throws rather than answer:
+  // with NaN every entry would look dead, and a ledger would call every replay a first use.
+  const time = (): number => {
+    const at = readClock(now);
+    if (at === undefined) throw new RangeError('now() must return a time in milliseconds');
+    return at;
+  };
   if (!Number.isSafeInteger(maxEntries) || maxEntries <= 0) {
     throw new RangeError(`maxEntries must be a positive integer, got ${typeof maxEntries}`);
   }
@@ -52,9 +64,9 @@ export function createExpiringMap<V>(options: ExpiringMapOptions): ExpiringMap<V
   };
 
   return {
-    get: (key) => live(key, now())?.value,
+    get: (key) => live(key, time())?.value,
     set(key, value, expiresAt) {
-      const at = now();
+      const at = time();
       writes += 1;
       if (writes % sweepEvery === 0) sweep(at);
       if (!entries.has(key) && entries.size >= maxEntries) {
@@ -65,7 +77,7 @@ export function createExpiringMap<V>(options: ExpiringMapOptions): ExpiringMap<V
       return true;
     },
     delete(key) {
-      const had = live(key, now()) !== undefined;
+      const had = live(key, time()) !== undefined;
       entries.delete(key);
       return had;
     },

@@ -3,14 +3,21 @@
  * instances: a fleet needs the Redis ledger.
  */
 import { LedgerUnavailableError } from '../errors.js';
+import { clockOption, readClock } from '../seal/clock.js';
 import { createExpiringMap } from './expiring-map.js';
-import { checkConsume } from './check.js';
+import { checkConsume, clockSkewOption } from './check.js';
 import type { SingleUseLedger } from './types.js';
 
 /** Options of {@link createMemoryLedger}. */
 export interface MemoryLedgerOptions {
   /** Ids remembered at most. When all are live, consumes are refused (fail closed). Default 100000. */
   maxEntries?: number;
+  /**
+   * Extra time an id is remembered past its lifetime, in milliseconds. Default 60000, as in the
+   * Redis ledger: the guard that judged the token live may run on another clock (its `now` option),
+   * and a few seconds of drift between the two must not let a replay through.
+   */
+  clockSkewMs?: number;
   /** Clock in milliseconds, like `Date.now`. */
   now?: () => number;
 }
@@ -24,20 +31,27 @@ export interface MemoryLedger extends SingleUseLedger {
 /**
  * Create a single-use ledger in this process's memory. Expired ids are pruned; memory stays bounded
  * by `maxEntries`, and a ledger full of live ids refuses with `LedgerUnavailableError` rather than
- * forget one (forgetting would allow a replay).
+ * forget one (forgetting would allow a replay). So does a clock that returns no usable time.
  */
 export function createMemoryLedger(options: MemoryLedgerOptions = {}): MemoryLedger {
-  const now = options.now ?? Date.now;
+  const now = clockOption(options.now);
+  const skew = clockSkewOption(options.clockSkewMs);
   const consumed = createExpiringMap<true>({ maxEntries: options.maxEntries ?? 100_000, now });
   let closed = false;
   return {
     // No await before the check-and-set: JavaScript runs it to completion, so it is atomic.
-    async consume(id, expiresAtMs) {
-      checkConsume(id, expiresAtMs);
+    async consume(id, ttlMs) {
+      checkConsume(id, ttlMs);
       if (closed) throw new LedgerUnavailableError();
-      if (consumed.get(id) !== undefined) return false;
-      if (!consumed.set(id, true, expiresAtMs)) throw new LedgerUnavailableError();
-      return true;
+      const at = readClock(now);
+      if (at === undefined) throw new LedgerUnavailableError();
+      try {
+        if (consumed.get(id) !== undefined) return false;
+        if (consumed.set(id, true, at + Math.ceil(ttlMs) + skew)) return true;
+      } catch (error) {
+        throw new LedgerUnavailableError({ cause: error });
+      }
+      throw new LedgerUnavailableError();
     },
     async close() {
       closed = true;

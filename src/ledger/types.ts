@@ -5,11 +5,13 @@
 /** Consumes ids at most once. Shared storage makes it hold across instances. */
 export interface SingleUseLedger {
   /**
-   * Atomically record `id` as consumed until `expiresAtMs` (epoch milliseconds).
-   * Resolves `true` for the first consumer and `false` for every later one.
-   * Rejects with `LedgerUnavailableError` when the store cannot answer: callers must refuse (fail closed).
+   * Atomically record `id` as consumed for the next `ttlMs` milliseconds (a lifetime, not a time:
+   * the caller measured it on the clock that judged the token live, and the ledger counts it down
+   * on its own, so two hosts' clocks are never compared). Implementations keep the id a skew margin
+   * longer. Resolves `true` for the first consumer and `false` for every later one. Rejects with
+   * `LedgerUnavailableError` when the store cannot answer: callers must refuse (fail closed).
    */
-  consume(id: string, expiresAtMs: number): Promise<boolean>;
+  consume(id: string, ttlMs: number): Promise<boolean>;
   /** Release connections or timers. */
   close(): Promise<void>;
 }

@@ -3,29 +3,43 @@
  * `requestState`, while the client only ever holds sealed tokens.
  *
  * The seam is the low-level `Server`'s handler for `tools/call`, `prompts/get` and
- * `resources/read`. The SDK's own `requestState.verify` hook runs earlier, but it cannot see the
- * tool name or the arguments, and a throw from inside a tool callback becomes an `isError` result
- * rather than a protocol error. Wrapping the method handler sees the whole request and answers with
- * a real JSON-RPC error, before `McpServer` looks the tool up.
+ * `resources/read` (and its fallback handler, see protect.ts). The SDK's own `requestState.verify`
+ * hook runs earlier, but it cannot see the tool name or the arguments, and a throw from inside a
+ * tool callback becomes an `isError` result rather than a protocol error. Wrapping the method
+ * handler sees the whole request and answers with a real JSON-RPC error, before `McpServer` looks
+ * the tool up.
+ *
+ * Every refusal goes through one function: it calls `onReject` exactly once with a reason and
+ * answers the wire error that reason maps to (the frozen `-32602` for anything the client sent,
+ * `-32603` for the server's own faults). Everything that can fail on the client's data (principal,
+ * arguments, clock) is settled before the handler runs, so nothing fails after a side effect
+ * except a state the handler itself cannot hand out.
  */
-import type { McpServer, Server, ServerContext } from '@modelcontextprotocol/server';
+import type { ServerContext } from '@modelcontextprotocol/server';
 import { isInputRequiredResult } from '@modelcontextprotocol/server';
 import { StateRejectedError, type StateRejection } from '../errors.js';
-import type { StateBinding } from '../seal/binding.js';
-import { createStateSealer, type StateClaims } from '../seal/seal.js';
+import type { Principal, StateBinding } from '../seal/binding.js';
+import { readClock } from '../seal/clock.js';
+import { createStateSealer, type PreparedBinding, type StateClaims } from '../seal/seal.js';
+import { jsonSizeWithin, maxArgumentBytesOption } from './arguments.js';
 import {
-  GUARDED_METHODS,
   resolveKeys,
   singleUseTools,
   type GuardedMethod,
   type GuardTransport,
   type StateGuardOptions,
 } from './options.js';
-import { httpPrincipal, noPrincipal } from './principal.js';
-import { internalError, invalidStateError } from './wire.js';
+import { httpPrincipal } from './principal.js';
+import {
+  hookServer,
+  lowLevel,
+  type GuardableServer,
+  type GuardedRequest,
+  type SpecHandler,
+} from './protect.js';
+import { refusalError } from './wire.js';
 
-/** A server a guard can protect: an `McpServer` or the low-level `Server`. */
-export type GuardableServer = McpServer | Server;
+export type { GuardableServer } from './protect.js';
 
 /** A configured guard. Create it once per process; protect every server the factory builds. */
 export interface StateGuard {
@@ -34,55 +48,18 @@ export interface StateGuard {
   readonly ephemeralKey: boolean;
   /**
    * Guard this server: every `requestState` it hands out is sealed, every one it receives is opened
-   * before any handler runs. Call it before registering tools, prompts or resources. Returns the
-   * same instance.
+   * before any handler runs, whether the handler is registered with `setRequestHandler` (as
+   * `McpServer` does) or is the server's `fallbackRequestHandler`. Call it before registering
+   * tools, prompts or resources. Returns the same instance.
    */
   protect<S extends GuardableServer>(server: S): S;
 }
 
-type Params = Record<string, unknown> | undefined;
-type SpecHandler = (request: { params?: Params }, ctx: ServerContext) => unknown;
-type SetRequestHandler = (method: string, handler: unknown, maybeHandler?: unknown) => void;
-
-const GUARDED = new Set<string>(GUARDED_METHODS);
 /** Which guard owns a server, so protecting twice never seals twice. */
 const OWNER = new WeakMap<object, StateGuard>();
 
-function lowLevel(server: GuardableServer): Server {
-  const inner = (server as { server?: unknown }).server;
-  const low = (inner ?? server) as Server;
-  if (typeof low?.setRequestHandler !== 'function') {
-    throw new TypeError(`server must be an McpServer or a Server, got ${typeof server}`);
-  }
-  return low;
-}
-
-/** Which `McpServer` capability registers the handler of a guarded method. */
-const FAMILY: Record<GuardedMethod, string> = {
-  'tools/call': 'tools',
-  'prompts/get': 'prompts',
-  'resources/read': 'resources',
-};
-
-/**
- * What to do when a guarded method already has a handler. There is no supported way to wrap a
- * handler the SDK has stored: it is kept already wrapped in the SDK's own request validation and
- * input-required checks, so wrapping it again would run those twice, the inner ones on plaintext.
- * The handler has to be registered after `protect()` instead.
- */
-function alreadyRegistered(method: GuardedMethod): string {
-  const family = FAMILY[method];
-  return (
-    `protect() must run before the server has a ${method} handler. McpServer registers it with ` +
-    `the first ${family.slice(0, -1)}, and at once when constructed with capabilities.${family}. ` +
-    `Create the server without capabilities.${family}, call guard.protect(server), then register ` +
-    `${family}: McpServer declares the capability itself. To declare it before any is registered ` +
-    `(or to set listChanged), call server.server.registerCapabilities({ ${family}: {…} }) after ` +
-    `protect().`
-  );
-}
-
-function bindingOf(method: GuardedMethod, params: Params): Omit<StateBinding, 'principal'> {
+/** What a guarded request is bound to, apart from the principal. */
+function bindingOf(method: GuardedMethod, params: GuardedRequest['params']): StateBinding {
   if (method === 'resources/read') {
     return { method, name: typeof params?.['uri'] === 'string' ? params['uri'] : undefined };
   }
@@ -99,8 +76,9 @@ function withState(ctx: ServerContext, state: unknown): ServerContext {
  * Create a state guard.
  *
  * Rejections answer `-32602 Invalid or expired requestState` (the client's fault: tampered,
- * expired, foreign, replayed); failures of the server itself (a ledger that cannot answer, a
- * principal resolver that throws) answer `-32603 Internal error`. Both refuse the request.
+ * expired, foreign, replayed, arguments too large or not canonical JSON); failures of the server
+ * itself (a ledger that cannot answer, a principal that cannot be resolved, a clock with no usable
+ * time) answer `-32603 Internal error`. Both refuse the request, and both call `onReject` once.
  *
  * @example
  * const guard = createStateGuard({ transport: 'http', keys: [secret], audience: 'reports' });
@@ -117,61 +95,88 @@ export function createStateGuard(options: StateGuardOptions): StateGuard {
     maxTokenBytes: options.maxTokenBytes,
     now: options.now,
   });
-  const resolvePrincipal =
-    options.principal ?? (options.transport === 'http' ? httpPrincipal : noPrincipal);
+  const now = options.now ?? Date.now;
+  const maxArgumentBytes = maxArgumentBytesOption(options.maxArgumentBytes);
+  // One default for both transports: the verified bearer token if the request has one. A guard
+  // created for stdio and served over HTTP binds the token like an HTTP guard would.
+  const resolvePrincipal = options.principal ?? httpPrincipal;
   const isSingleUse = singleUseTools(options.singleUse);
   const ledger = options.singleUse?.ledger;
 
-  const report = (reason: StateRejection, binding: StateBinding): void => {
+  /** Log the refusal once, and return the wire error to throw. Nothing of the token reaches the hook. */
+  const refuse = (reason: StateRejection, binding: StateBinding): Error => {
     try {
       options.onReject?.({ reason, method: binding.method as GuardedMethod, name: binding.name });
     } catch {
       // A failing logger must not change the answer.
     }
+    return refusalError(reason);
   };
 
-  /** Opens an echoed state, or throws the wire error. Nothing of the token reaches the hook. */
-  const open = async (raw: unknown, binding: StateBinding) => {
+  /** Opens an echoed state, or throws the wire error. */
+  const open = async (raw: unknown, binding: PreparedBinding) => {
     let opened;
     try {
       opened = sealer.open(raw, binding);
     } catch (error) {
-      if (!(error instanceof StateRejectedError)) throw internalError();
-      report(error.reason, binding);
-      throw invalidStateError();
+      // Whatever open throws on client data is a rejection with the frozen answer: a different
+      // error would tell the client how far its token got.
+      throw refuse(error instanceof StateRejectedError ? error.reason : 'request', binding);
     }
     if (binding.method === 'tools/call' && ledger && isSingleUse(binding.name ?? '')) {
+      // The lifetime left, measured on the clock that just judged the token live; the ledger
+      // counts it down on its own clock, so the two clocks are never compared.
+      const at = readClock(now);
+      if (at === undefined) throw refuse('clock-unavailable', binding);
+      const ttlMs = opened.claims.expiresAt - at;
+      if (ttlMs <= 0) throw refuse('expired', binding);
       let first: boolean;
       try {
         // Keyed on the random id inside the ciphertext, never on the token text: a re-encoded copy
         // of a token cannot dodge the ledger (the sealer refuses re-encodings anyway).
-        first = await ledger.consume(opened.claims.tokenId, opened.claims.expiresAt);
+        first = await ledger.consume(opened.claims.tokenId, ttlMs);
       } catch {
         // Fail closed: a ledger that cannot answer must not turn single-use into many-use.
-        report('ledger-unavailable', binding);
-        throw internalError();
+        throw refuse('ledger-unavailable', binding);
       }
-      if (!first) {
-        report('replayed', binding);
-        throw invalidStateError();
-      }
+      if (!first) throw refuse('replayed', binding);
     }
     return opened;
   };
 
+  /** The request's binding, settled before any handler runs, or the wire error. */
+  const bind = (method: GuardedMethod, request: GuardedRequest, ctx: ServerContext) => {
+    const unbound = bindingOf(method, request.params);
+    // Only a stdio guard may run on a random key; an HTTP request reaching one is a deployment
+    // error that would break every flow crossing instances. Refuse rather than limp along.
+    if (ephemeral && options.transport === 'stdio' && ctx.http !== undefined) {
+      throw refuse('ephemeral-key', unbound);
+    }
+    let principal: Principal | undefined;
+    try {
+      principal = resolvePrincipal(ctx);
+    } catch {
+      throw refuse('principal-unavailable', unbound);
+    }
+    // Measured before digesting: the digest's cost grows with the arguments, the walk stops at
+    // the cap.
+    if (!jsonSizeWithin(unbound.args, maxArgumentBytes)) {
+      throw refuse('arguments-too-large', unbound);
+    }
+    let binding: PreparedBinding;
+    try {
+      binding = sealer.prepare({ ...unbound, principal });
+    } catch (error) {
+      throw refuse(error instanceof StateRejectedError ? error.reason : 'request', unbound);
+    }
+    // A clock with no usable time could neither open nor seal: find out before the handler runs.
+    if (readClock(now) === undefined) throw refuse('clock-unavailable', binding);
+    return binding;
+  };
+
   const wrap = (method: GuardedMethod, handler: SpecHandler): SpecHandler => {
     return async (request, ctx) => {
-      // Only a stdio guard may run on a random key; an HTTP request reaching one is a deployment
-      // error that would break every flow crossing instances. Refuse rather than limp along.
-      if (ephemeral && options.transport === 'stdio' && ctx.http !== undefined)
-        throw internalError();
-      let principal;
-      try {
-        principal = resolvePrincipal(ctx);
-      } catch {
-        throw internalError();
-      }
-      const binding: StateBinding = { ...bindingOf(method, request.params), principal };
+      const binding = bind(method, request, ctx);
       const raw = ctx.mcpReq.requestState();
       let continues: StateClaims | undefined;
       let handlerCtx = ctx;
@@ -186,7 +191,9 @@ export function createStateGuard(options: StateGuardOptions): StateGuard {
       try {
         sealed = sealer.seal(result.requestState, binding, { continues });
       } catch {
-        throw internalError();
+        // The binding and the clock were checked before the handler ran; what is left is a state
+        // the handler returned that JSON cannot carry (or a clock that broke meanwhile).
+        throw refuse('unsealable', binding);
       }
       return { ...result, requestState: sealed };
     };
@@ -200,27 +207,7 @@ export function createStateGuard(options: StateGuardOptions): StateGuard {
       const owner = OWNER.get(low);
       if (owner === guard) return server;
       if (owner !== undefined) throw new TypeError('server is already protected by another guard');
-      for (const method of GUARDED_METHODS) {
-        try {
-          low.assertCanSetRequestHandler(method);
-        } catch {
-          // An unwrapped handler would pass sealed tokens to the handler and plaintext to the client.
-          throw new TypeError(alreadyRegistered(method));
-        }
-      }
-      const original = low.setRequestHandler.bind(low) as SetRequestHandler;
-      const guarded: SetRequestHandler = (method, handler, maybeHandler) => {
-        if (!GUARDED.has(method)) return original(method, handler, maybeHandler);
-        if (maybeHandler !== undefined || typeof handler !== 'function') {
-          throw new TypeError(`a guarded server registers ${method} with the spec handler form`);
-        }
-        return original(method, wrap(method as GuardedMethod, handler as SpecHandler));
-      };
-      Object.defineProperty(low, 'setRequestHandler', {
-        value: guarded,
-        configurable: true,
-        writable: true,
-      });
+      hookServer(low, wrap);
       OWNER.set(low, guard);
       return server;
     },

@@ -17,6 +17,7 @@ export {
   principalFromAuthInfo,
   principalFromMeta,
   httpPrincipal,
+  principalFromClientIdOnly,
   noPrincipal,
   type PrincipalResolver,
 } from './principal.js';

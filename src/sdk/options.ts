@@ -54,11 +54,20 @@ export interface StateGuardOptions {
   flowTtlSeconds?: number;
   /** Tokens longer than this are refused before any decoding. Default 8192. */
   maxTokenBytes?: number;
+  /**
+   * The largest arguments (of `tools/call` and `prompts/get`) the guard digests, in characters of
+   * their JSON text. Larger ones are refused with the frozen `-32602` (reason
+   * `arguments-too-large`) before any handler runs, on every guarded call: the guard cannot know
+   * before the handler runs whether it will seal. Default 65536; `Infinity` turns the cap off.
+   */
+  maxArgumentBytes?: number;
   /** Clock in milliseconds, like `Date.now` (tests move it). */
   now?: () => number;
   /**
-   * Finds the principal of a request. Default: on HTTP the verified token's client id, issuer and
-   * subject; on stdio none.
+   * Finds the principal of a request, on every transport. Default `httpPrincipal`: the
+   * verified bearer token's client id, issuer and subject (a token without subject and issuer is
+   * refused); none for a request without a verified token, which is every stdio request. A stdio
+   * server that tells its callers apart must pass one.
    */
   principal?: PrincipalResolver;
   /** Logger hook for refused rounds. Exceptions it throws are ignored. */

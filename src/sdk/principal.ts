@@ -1,9 +1,10 @@
 /**
  * Where a guarded server finds the principal a `requestState` is bound to.
  *
- * HTTP: the bearer token the SDK verified (`ctx.http.authInfo`). stdio: nothing on the wire carries
- * a principal (the spec says stdio servers take credentials from their environment), so the default
- * is none and the caller supplies a resolver.
+ * HTTP: the bearer token the SDK verified (`ctx.http.authInfo`), which must name a subject and an
+ * issuer. stdio: nothing on the wire carries a principal (the spec says stdio servers take
+ * credentials from their environment), so the default is none and a server that tells its callers
+ * apart supplies a resolver.
  */
 import type { AuthInfo, ServerContext } from '@modelcontextprotocol/server';
 import type { Principal } from '../seal/binding.js';
@@ -24,8 +25,9 @@ function text(value: unknown): string | undefined {
 /**
  * The principal of a verified access token: client id, issuer and subject. `AuthInfo` has no issuer
  * or subject fields, so they are read from `extra.iss` / `extra.sub` (or `extra.issuer` /
- * `extra.subject`), which the token verifier should fill. Binding the subject matters: many users
- * share one OAuth client id, and a state bound to the client alone would open for all of them.
+ * `extra.subject`), which the token verifier should fill. Returns `undefined` when there is no
+ * `authInfo`, and also when it names no subject or no issuer: the caller decides whether that is
+ * acceptable (the default resolver refuses it).
  */
 export function principalFromAuthInfo(authInfo: AuthInfo | undefined): Principal | undefined {
   if (authInfo === undefined) return undefined;
@@ -33,28 +35,55 @@ export function principalFromAuthInfo(authInfo: AuthInfo | undefined): Principal
   const clientId = text(authInfo.clientId);
   const issuer = text(extra['iss']) ?? text(extra['issuer']);
   const subject = text(extra['sub']) ?? text(extra['subject']);
-  if (clientId === undefined && issuer === undefined && subject === undefined) return undefined;
+  if (issuer === undefined || subject === undefined) return undefined;
   return { clientId, issuer, subject };
 }
 
 /**
- * The default HTTP resolver: the principal of `ctx.http.authInfo` if the request was verified, none if
- * it was not. A verified token that names no client, issuer or subject throws (the guard answers
- * `-32603`): sealing for nobody would let every holder of a valid token replay every other user's
- * state, so a verifier that fills none of those fields is a configuration error, not an anonymous
- * request.
+ * The default resolver, on every transport: the principal of the verified bearer token
+ * (`ctx.http.authInfo`) if there is one, none if the request carries no verified token.
+ *
+ * A verified token must name its user: a subject and an issuer. The SDK's `AuthInfo` always has a
+ * client id and has no subject field, so a verifier written in the SDK's own shape names only the
+ * client. Every user of a public client (a desktop app, a Client ID Metadata Document client) has
+ * the same client id, so a state bound to it would let any of them continue any other's flow. Such
+ * a token throws here, and the guard refuses the request (`-32603`, reason
+ * `principal-unavailable`) before any handler runs. Fill `extra.sub` and `extra.iss` in the
+ * verifier, or choose {@link principalFromClientIdOnly} knowingly.
+ *
+ * It reads `authInfo` whatever transport the guard was created for, so a guard created with
+ * `transport: 'stdio'` and served over HTTP binds the bearer token too: HTTP never inherits stdio's
+ * "no principal".
  */
 export const httpPrincipal: PrincipalResolver = (ctx) => {
   const authInfo = ctx.http?.authInfo;
   if (authInfo === undefined) return undefined;
   const principal = principalFromAuthInfo(authInfo);
   if (principal === undefined) {
-    throw new TypeError('the verified access token names no client id, issuer or subject');
+    throw new TypeError('the verified access token names no subject and issuer');
   }
   return principal;
 };
 
-/** The default stdio resolver: no principal. */
+/**
+ * A resolver that binds a state to the OAuth client alone (`authInfo.clientId`), for servers whose
+ * tokens name no user. Every user of one client is then one principal: any of them can continue a
+ * flow another began. Use it only where a client is one user (a confidential client acting for
+ * itself), never for a public client shared by many users. A request without a client id is refused.
+ */
+export const principalFromClientIdOnly: PrincipalResolver = (ctx) => {
+  const authInfo = ctx.http?.authInfo;
+  if (authInfo === undefined) return undefined;
+  const clientId = text(authInfo.clientId);
+  if (clientId === undefined) throw new TypeError('the verified access token names no client id');
+  return { clientId };
+};
+
+/**
+ * No principal, whatever the request carries. Only for servers that authenticate no one: every
+ * caller can then continue every flow. The default resolver already answers "none" to a request
+ * without a verified token, on stdio as on HTTP.
+ */
 export const noPrincipal: PrincipalResolver = () => undefined;
 
 /**

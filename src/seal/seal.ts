@@ -8,6 +8,7 @@ import type { StateBinding } from './binding.js';
 import { decodeClaims, encodeClaims, JTI_BYTES, PRINCIPAL_TAG_BYTES } from './claims.js';
 import { createDigester } from './digest.js';
 import { IV_BYTES, openEnvelope, sealEnvelope } from './envelope.js';
+import { clockOption, MAX_TIME, readClock } from './clock.js';
 import { createKeyRing, type KeysInput } from './key.js';
 import { createPrincipalTagger } from './principal-tag.js';
 import { createRandomPool, type RandomSource } from './random-pool.js';
@@ -60,10 +61,38 @@ export interface SealOptions {
   continues?: Pick<StateClaims, 'flowExpiresAt'>;
 }
 
+/**
+ * A binding whose argument and question digests were computed once, by `prepare`. It is a frozen
+ * copy: changing the arguments afterwards changes nothing of what it binds.
+ */
+export type PreparedBinding = Readonly<StateBinding>;
+
 /** Seals and opens `requestState` tokens. Pure and synchronous. */
 export interface StateSealer {
   seal(state: unknown, binding: StateBinding, options?: SealOptions): string;
   open<T = unknown>(token: unknown, binding: StateBinding): OpenedState<T>;
+  /**
+   * Digest a request's binding once, before anything acts on it, so that neither `open` nor a later
+   * `seal` can fail on it. Arguments or questions that canonical JSON refuses (a lone surrogate, which
+   * JSON text can carry as `"\ud800"`) come from the client: they throw
+   * `StateRejectedError('request')`, like arguments that do not match. A missing method or a name
+   * that is not a string is the caller's bug: `TypeError`.
+   */
+  prepare(binding: StateBinding): PreparedBinding;
+}
+
+/** The digests of a prepared binding, by the frozen binding object. */
+interface Digests {
+  readonly args: Buffer;
+  readonly question: Buffer | undefined;
+}
+const PREPARED = new WeakMap<object, Digests>();
+
+function checkBinding(binding: StateBinding): void {
+  if (typeof binding?.method !== 'string') throw new TypeError('binding.method is required');
+  if (binding.name !== undefined && typeof binding.name !== 'string') {
+    throw new TypeError(`binding.name must be a string, got ${typeof binding.name}`);
+  }
 }
 
 function positiveSeconds(value: number | undefined, fallback: number, name: string): number {
@@ -72,15 +101,6 @@ function positiveSeconds(value: number | undefined, fallback: number, name: stri
     throw new RangeError(`${name} must be a positive finite number, got ${typeof v}`);
   }
   return v;
-}
-
-/** Largest time the 48-bit claim fields hold (about the year 10889). */
-const MAX_TIME = 2 ** 48 - 1;
-
-/** A clock reading as a whole millisecond the claims can carry, or `undefined` for a broken clock. */
-function readClock(now: () => number): number | undefined {
-  const at = Math.floor(now());
-  return Number.isFinite(at) && at >= 0 && at <= MAX_TIME ? at : undefined;
 }
 
 /** Constant-time equality of two optional tags; presence must match too (fail closed on drift). */
@@ -109,8 +129,7 @@ export function createStateSealerWith(
   const ttlMs = positiveSeconds(options.ttlSeconds, 600, 'ttlSeconds') * 1000;
   const flowTtlMs = positiveSeconds(options.flowTtlSeconds, 3600, 'flowTtlSeconds') * 1000;
   const maxTokenBytes = positiveSeconds(options.maxTokenBytes, 8192, 'maxTokenBytes');
-  const now = options.now ?? Date.now;
-  if (typeof now !== 'function') throw new TypeError(`now must be a function, got ${typeof now}`);
+  const now = clockOption(options.now);
 
   const principalTag = createPrincipalTagger(PRINCIPAL_TAG_BYTES);
   // One digester each: arguments and questions alternate within a round, and each keeps its last.
@@ -120,12 +139,36 @@ export function createStateSealerWith(
     throw new StateRejectedError(reason);
   };
 
+  /** The digests of a binding: remembered if it was prepared, else computed (and may throw). */
+  const digestsOf = (binding: StateBinding): Digests =>
+    PREPARED.get(binding) ?? {
+      args: argsDigest(binding.args),
+      question: binding.question === undefined ? undefined : questionDigest(binding.question),
+    };
+
   return {
-    seal(state, binding, sealOptions) {
-      if (typeof binding?.method !== 'string') throw new TypeError('binding.method is required');
-      if (binding.name !== undefined && typeof binding.name !== 'string') {
-        throw new TypeError(`binding.name must be a string, got ${typeof binding.name}`);
+    prepare(binding) {
+      checkBinding(binding);
+      let digests: Digests;
+      try {
+        digests = digestsOf(binding);
+      } catch {
+        // Client data canonical JSON refuses: the same rejection as arguments that do not match.
+        return reject('request');
       }
+      const prepared: PreparedBinding = Object.freeze({
+        principal: binding.principal,
+        method: binding.method,
+        name: binding.name,
+        args: binding.args,
+        question: binding.question,
+      });
+      PREPARED.set(prepared, digests);
+      return prepared;
+    },
+
+    seal(state, binding, sealOptions) {
+      checkBinding(binding);
       let stateJson: string | undefined;
       try {
         stateJson = JSON.stringify(state);
@@ -143,6 +186,7 @@ export function createStateSealerWith(
       }
       // A later round can only keep or shorten the flow's deadline, never push it out.
       const flowExpiresAt = Math.min(carried ?? fresh, fresh, MAX_TIME);
+      const digests = digestsOf(binding);
       // One draw for the token id and the IV: the source's cost is per call, not per byte.
       const random = randomBytes(JTI_BYTES + IV_BYTES);
       const plaintext = encodeClaims(
@@ -152,10 +196,9 @@ export function createStateSealerWith(
           expiresAt: Math.min(issuedAt + ttlMs, flowExpiresAt),
           flowExpiresAt,
           tokenId: random.subarray(0, JTI_BYTES),
-          argsDigest: argsDigest(binding.args),
+          argsDigest: digests.args,
           principalTag: principalTag(ring.primary, binding.principal),
-          questionDigest:
-            binding.question === undefined ? undefined : questionDigest(binding.question),
+          questionDigest: digests.question,
           audience,
           method: binding.method,
           name: binding.name,
@@ -183,13 +226,21 @@ export function createStateSealerWith(
       if (!sameTag(claims.principalTag, principalTag(opened.key, binding.principal))) {
         return reject('principal');
       }
-      const question =
-        binding.question === undefined ? undefined : questionDigest(binding.question);
+      let digests: Digests;
+      try {
+        digests = digestsOf(binding);
+      } catch {
+        // The arguments are the client's: a value canonical JSON refuses (a lone surrogate) is a
+        // request that does not match, never a TypeError. A different answer here, after the
+        // authentication, expiry and principal checks passed, would tell the client its token is
+        // authentic, live and its own.
+        return reject('request');
+      }
       if (
         claims.method !== binding.method ||
         claims.name !== binding.name ||
-        !sameTag(claims.argsDigest, argsDigest(binding.args)) ||
-        !sameTag(claims.questionDigest, question)
+        !sameTag(claims.argsDigest, digests.args) ||
+        !sameTag(claims.questionDigest, digests.question)
       ) {
         return reject('request');
       }

@@ -145,6 +145,29 @@ describe('createHandleBinder', () => {
     expectRejected(() => timed.open(handle, ALICE, 'workspace'), 'expired');
   });
 
+  it.each([
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['a negative time', -1],
+    ['a string', '1800000000000'],
+  ])(
+    'refuses an expired handle with reason "expired" when the clock then returns %s',
+    (_label, broken) => {
+      let reading: unknown = 1_800_000_000_000;
+      const timed = createHandleBinder({
+        keys: KEY,
+        audience: 'notes',
+        ttlSeconds: 60,
+        now: () => reading as number,
+      });
+      const handle = timed.mint(ALICE, 'workspace');
+      reading = broken;
+      // On the old code `now() >= expiresAt` was false for NaN: the handle opened forever.
+      expectRejected(() => timed.open(handle, ALICE, 'workspace'), 'expired');
+      expect(() => timed.mint(ALICE, 'workspace')).toThrow(RangeError);
+    },
+  );
+
   it('lets one mint call choose a shorter lifetime', () => {
     const time = clock();
     const timed = createHandleBinder({ keys: KEY, audience: 'notes', now: time.now });

@@ -15,7 +15,8 @@ import {
 
 const PARALLEL = 200;
 const newId = (): string => randomBytes(16).toString('base64url');
-const inAMinute = (): number => Date.now() + 60_000;
+/** A lifetime of one minute: ledgers take lifetimes, not times. */
+const inAMinute = (): number => 60_000;
 
 /**
  * Consume `id` once the ledger's client has reconnected (it retries in the background with a bounded
@@ -61,35 +62,67 @@ function ledgerContract(makeLedger: () => SingleUseLedger): void {
     await expect(ledger.consume('', inAMinute())).rejects.toThrow(TypeError);
     await expect(ledger.consume('x'.repeat(257), inAMinute())).rejects.toThrow(TypeError);
     await expect(ledger.consume(newId(), Number.NaN)).rejects.toThrow(TypeError);
+    await expect(ledger.consume(newId(), 0)).rejects.toThrow(TypeError);
+  });
+
+  it('refuses an absolute time where a lifetime is due, instead of keeping or forgetting the id', async () => {
+    const ledger = makeLedger();
+    await expect(ledger.consume(newId(), Date.now() + 60_000)).rejects.toThrow(TypeError);
   });
 }
 
 describe('createMemoryLedger', () => {
   ledgerContract(() => createMemoryLedger());
 
-  it('forgets an id once it expires, so memory can be pruned', async () => {
+  it('forgets an id once its lifetime and the skew margin are over, so memory can be pruned', async () => {
+    let at = 1_800_000_000_000;
+    const ledger = createMemoryLedger({ now: () => at, clockSkewMs: 500 });
+    const id = newId();
+    expect(await ledger.consume(id, 1_000)).toBe(true);
+    at += 1_499;
+    expect(await ledger.consume(id, 1_000)).toBe(false);
+    at += 1;
+    // The first entry expired: the id may be recorded again (its token could no longer open anyway).
+    expect(await ledger.consume(id, 1_000)).toBe(true);
+  });
+
+  it('keeps an id a minute past its lifetime by default, like the Redis ledger', async () => {
     let at = 1_800_000_000_000;
     const ledger = createMemoryLedger({ now: () => at });
     const id = newId();
-    expect(await ledger.consume(id, at + 1_000)).toBe(true);
-    at += 999;
-    expect(await ledger.consume(id, at + 1_000)).toBe(false);
-    at += 1;
-    // The first entry expired: the id may be recorded again (its token could no longer open anyway).
-    expect(await ledger.consume(id, at + 1_000)).toBe(true);
+    expect(await ledger.consume(id, 1_000)).toBe(true);
+    at += 60_999;
+    expect(await ledger.consume(id, 1_000)).toBe(false);
   });
+
+  it.each([
+    ['NaN', Number.NaN],
+    ['Infinity', Number.POSITIVE_INFINITY],
+    ['a negative time', -1],
+    ['a string', '1800000000000'],
+  ])(
+    'refuses with LedgerUnavailableError, never "first use", when its clock returns %s',
+    async (_label, broken) => {
+      let clock: unknown = 1_800_000_000_000;
+      const ledger = createMemoryLedger({ now: () => clock as number });
+      const id = newId();
+      expect(await ledger.consume(id, 60_000)).toBe(true);
+      clock = broken;
+      // On the old code every entry looked dead under NaN: the replay was a "first use".
+      await expect(ledger.consume(id, 60_000)).rejects.toBeInstanceOf(LedgerUnavailableError);
+      await expect(ledger.consume(newId(), 60_000)).rejects.toBeInstanceOf(LedgerUnavailableError);
+    },
+  );
 
   it('prunes expired ids instead of growing, and refuses when full of live ones', async () => {
     let at = 1_800_000_000_000;
-    const ledger = createMemoryLedger({ now: () => at, maxEntries: 3 });
-    for (let i = 0; i < 3; i += 1) expect(await ledger.consume(newId(), at + 1_000)).toBe(true);
+    const ledger = createMemoryLedger({ now: () => at, maxEntries: 3, clockSkewMs: 0 });
+    for (let i = 0; i < 3; i += 1) expect(await ledger.consume(newId(), 1_000)).toBe(true);
     // Forgetting a live id would allow a replay: a full ledger fails closed.
-    await expect(ledger.consume(newId(), at + 1_000)).rejects.toBeInstanceOf(
-      LedgerUnavailableError,
-    );
+    await expect(ledger.consume(newId(), 1_000)).rejects.toBeInstanceOf(LedgerUnavailableError);
     expect(ledger.size).toBe(3);
     at += 1_000;
-    expect(await ledger.consume(newId(), at + 1_000)).toBe(true);
+    expect(await ledger.consume(newId(), 1_000)).toBe(true);
     expect(ledger.size).toBe(1);
   });
 

@@ -146,13 +146,46 @@ describe('the audience a state is bound to', () => {
   });
 });
 
+describe('arguments canonical JSON refuses (a lone surrogate)', () => {
+  // What `JSON.parse('{"q":"\\ud800"}')` gives: valid JSON text, but no canonical form (no UTF-8).
+  const lone = { q: '\ud800' };
+  const nested = { q: ['\udc00', { deeper: true }] };
+
+  it.each([
+    ['flat', lone],
+    ['nested', nested],
+  ])(
+    'rejects them as "request" when opening a live, authentic token of this principal (%s)',
+    (_label, args) => {
+      // On the old code this threw a TypeError after every other check had passed: an oracle
+      // saying the token was authentic, unexpired, the caller's own and for this tool.
+      const token = sealer.seal(STATE, BINDING);
+      expectRejected(() => sealer.open(token, { ...BINDING, args }), 'request');
+    },
+  );
+
+  it('rejects them as "request" in prepare(), before anything acts on the request', () => {
+    expectRejected(() => sealer.prepare({ ...BINDING, args: lone }), 'request');
+  });
+
+  it('binds a prepared binding exactly like the plain one, whichever the sealer is given', () => {
+    const prepared = sealer.prepare(BINDING);
+    expect(Object.isFrozen(prepared)).toBe(true);
+    expect(sealer.open(sealer.seal(STATE, prepared), BINDING).state).toEqual(STATE);
+    expect(sealer.open(sealer.seal(STATE, BINDING), prepared).state).toEqual(STATE);
+    const other = sealer.prepare({ ...BINDING, args: { title: 'another' } });
+    expectRejected(() => sealer.open(sealer.seal(STATE, prepared), other), 'request');
+  });
+});
+
 describe('remembered digests and tags', () => {
   it('never lets a remembered digest stand in for a value canonical JSON refuses', () => {
     const local = createStateSealer({ keys: KEY_A, audience: 'reports' });
     // JSON.stringify writes NaN as null: a memo keyed on that text alone would accept this.
     const token = local.seal(STATE, { ...BINDING, args: { x: null } });
     expect(local.open(token, { ...BINDING, args: { x: null } }).state).toEqual(STATE);
-    expect(() => local.open(token, { ...BINDING, args: { x: Number.NaN } })).toThrow(TypeError);
+    // Opening: the arguments are the client's, so a value canonical JSON refuses is a rejection.
+    expectRejected(() => local.open(token, { ...BINDING, args: { x: Number.NaN } }), 'request');
     expect(() => local.seal(STATE, { ...BINDING, args: { x: Number.POSITIVE_INFINITY } })).toThrow(
       TypeError,
     );
