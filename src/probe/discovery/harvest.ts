@@ -27,7 +27,7 @@ const MAX_FOUND = 64;
 // Dates, times, numbers and words that vary or mean nothing as a handle.
 const NOISE = /^(?:[\d.:+\-TZtz ]+|true|false|null|undefined)$/;
 // An id-like token in prose: letters and a digit, joined by the characters ids are made of.
-const PROSE_TOKEN = /[A-Za-z0-9][A-Za-z0-9_.:~+/=-]{4,}[A-Za-z0-9=]/g;
+const PROSE_TOKEN = /[A-Za-z0-9][A-Za-z0-9_.:~+/=-]{4,}[A-Za-z0-9=_-]/g;
 
 function idLike(token: string): boolean {
   if (NOISE.test(token) || token.includes('://')) return false;

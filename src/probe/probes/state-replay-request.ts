@@ -48,12 +48,13 @@ export default defineProbe({
     let other: Prepared | undefined;
     {
       const prep = await prepareCall(ctx, flow.prepared.flow, 'A', 'request-2');
-      if (prep.ok) other = prep.prepared;
+      // A request with nothing to vary (a fixed resource URI) is no second request.
+      if (prep.ok && !sameCall(prep.prepared.call, flow.prepared.call)) other = prep.prepared;
     }
     other ??= found.flows[1]?.prepared;
     if (other === undefined || sameCall(other.call, flow.prepared.call)) {
       return skipped(
-        `precondition: a second request to send the state on (${flow.prepared.subject} takes no arguments to vary, and no other tool asks for input)`,
+        `precondition: a second request to send the state on (${flow.prepared.subject} takes no arguments to vary, and nothing else asks for input)`,
       );
     }
     return report(ctx, [await mismatch(ctx, flow, other)], errored('no trial reached a verdict'));
