@@ -20,7 +20,7 @@ type Command = (argv: readonly string[]) => Promise<number>;
 /** Subcommands, loaded on use: `fixture` does not load the scanner, nor `scan` the fixture. */
 const COMMANDS: Record<string, () => Promise<Command>> = {
   scan: async () => (await import('./scan-command.js')).runScanCommand,
-  fixture: async () => (await import('./fixture-command.js')).runFixtureCommand,
+  fixture: async () => (await import('../fixture/command.js')).runFixtureCommand,
 };
 
 function version(): string {

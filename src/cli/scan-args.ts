@@ -10,12 +10,12 @@ import type { Baseline } from '../probe/baseline.js';
 import { findProbe, PROBES } from '../probe/registry.js';
 import type { Probe } from '../probe/define.js';
 import { SCAN_DEFAULTS } from '../probe/scan.js';
-import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/session.js';
-import { CONNECTION_POLICIES, type ConnectionPolicy } from '../probe/transport/http-connection.js';
+import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/target/session.js';
+import { CONNECTION_POLICIES, type ConnectionPolicy } from '../probe/target/http-connection.js';
 import type { Target } from '../probe/types.js';
 import { EVIDENCE_MODES, isReportFormat, REPORT_FORMATS } from '../report/index.js';
 import type { EvidenceMode, ReportFormat } from '../report/index.js';
-import { parseArgsMessage } from './parse-args-message.js';
+import { parseArgsMessage } from '../parse-args-message.js';
 import { readBaseline } from './read-baseline.js';
 
 /** The help text; it documents every flag `parseArgs` accepts. */

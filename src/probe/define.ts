@@ -15,7 +15,7 @@ import type {
   Verdict,
 } from './types.js';
 import type { Reference } from './references.js';
-import type { SurfaceMap } from './discovery/surface-map.js';
+import type { SurfaceMap } from './surface/recipes.js';
 
 /** A probe's own conclusion, before the runner applies the controls. */
 export interface ProbeDecision {

@@ -22,12 +22,12 @@ import type {
 } from './types.js';
 import { VERDICTS } from './types.js';
 import type { Probe, ProbeContext, ProbeDecision } from './define.js';
-import type { Redactor } from './evidence.js';
-import { noteEvidence, stderrEvidence } from './evidence.js';
-import { callRefusal, type MintedValues } from './tool-risk.js';
-import type { EngineSession } from './session.js';
-import type { SurfaceMap } from './discovery/surface-map.js';
-import { AbortCause } from './transport/jsonrpc.js';
+import type { Redactor } from './evidence/evidence.js';
+import { noteEvidence, stderrEvidence } from './evidence/evidence.js';
+import { callRefusal, type MintedValues } from './surface/tool-risk.js';
+import type { EngineSession } from './target/session.js';
+import type { SurfaceMap } from './surface/recipes.js';
+import { AbortCause } from './target/jsonrpc.js';
 
 /** Options of one probe run. */
 export interface ProbeRunOptions {

@@ -7,14 +7,14 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { quote } from 'shell-quote';
 import type { Probe } from './define.js';
-import { createRedactor, noteEvidence, stderrEvidence } from './evidence.js';
-import type { Redactor } from './evidence.js';
+import { createRedactor, noteEvidence, stderrEvidence } from './evidence/evidence.js';
+import type { Redactor } from './evidence/evidence.js';
 import { centralResult, runProbe } from './run.js';
-import { runSurvey, SURVEY } from './discovery/run-survey.js';
-import { recipeName } from './discovery/surface-map.js';
-import { DEFAULT_PRINCIPAL_META_KEY, openSession } from './session.js';
-import { createMintedValues, uncalledTools } from './tool-risk.js';
-import { AbortCause } from './transport/jsonrpc.js';
+import { runSurvey, SURVEY } from './surface/run-survey.js';
+import { recipeName } from './surface/recipes.js';
+import { DEFAULT_PRINCIPAL_META_KEY, openSession } from './target/session.js';
+import { createMintedValues, uncalledTools } from './surface/tool-risk.js';
+import { AbortCause } from './target/jsonrpc.js';
 import type { Evidence, IdentityName, ProbeResult, RunReport, Target } from './types.js';
 
 /** Defaults of a scan. */

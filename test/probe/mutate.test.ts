@@ -5,7 +5,7 @@ import {
   flipAt,
   planMutations,
   randomSameShape,
-} from '../../src/probe/mutate.js';
+} from '../../src/probe/trials/mutate.js';
 
 const state = {
   principal: 'alice',

@@ -6,7 +6,7 @@ import {
   handlePairs,
   mintedValue,
   valueFor,
-} from '../../src/probe/surface.js';
+} from '../../src/probe/surface/schema.js';
 import type { ToolInfo } from '../../src/probe/types.js';
 
 const tool = (name: string, extra: Partial<ToolInfo> = {}): ToolInfo => ({ name, ...extra });

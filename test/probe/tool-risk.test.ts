@@ -5,7 +5,7 @@ import {
   createMintedValues,
   isRiskyParameter,
   riskReason,
-} from '../../src/probe/tool-risk.js';
+} from '../../src/probe/surface/tool-risk.js';
 import type { ToolInfo } from '../../src/probe/types.js';
 
 const tool = (name: string, description: string, params: string[] = []): ToolInfo => ({

@@ -13,7 +13,7 @@ import { startFixtureHttp } from '../../fixture/http.js';
 import { startHttpFront, type HttpFront } from '../../fixture/http-front.js';
 import { PROBES } from '../../probe/registry.js';
 import { runScan } from '../../probe/scan.js';
-import type { ConnectionPolicy } from '../../probe/transport/http-connection.js';
+import type { ConnectionPolicy } from '../../probe/target/http-connection.js';
 import { formatRatio, type BenchSuite, type Budget } from '../harness.js';
 
 /** Scan wall time, stalling server over ordinary server, default policy. */

@@ -1,10 +1,10 @@
 import { HANDLE_HIJACKING, STATEFUL_TOOLS } from '../references.js';
 import { defineProbe, errored, skipped } from '../define.js';
-import { mint, recipeName } from '../discovery/surface-map.js';
-import { describe } from '../flow.js';
-import { tryHandlePair } from '../handle-trial.js';
-import { makeCanary } from '../markers.js';
-import { report, type Trial } from '../trial.js';
+import { mint, recipeName } from '../surface/recipes.js';
+import { describe } from '../trials/rounds.js';
+import { tryHandlePair } from '../trials/handle-trial.js';
+import { makeCanary } from '../evidence/markers.js';
+import { report, type Trial } from '../trials/trial.js';
 
 const RATIONALE = `
 Since 2026-07-28 the core is stateless: a server that needs state across calls mints an explicit

@@ -1,8 +1,8 @@
 import { MRTR_BINDING } from '../references.js';
 import { defineProbe, errored } from '../define.js';
-import { discoverFlows, noFlowReason } from '../prepare.js';
-import { tryReplay } from '../replay-trial.js';
-import { report } from '../trial.js';
+import { discoverFlows, noFlowReason } from '../trials/prepare.js';
+import { tryReplay } from '../trials/replay-trial.js';
+import { report } from '../trials/trial.js';
 
 const RATIONALE = `
 The specification says a server SHOULD put the authenticated principal inside the integrity-protected

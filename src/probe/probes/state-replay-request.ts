@@ -1,15 +1,23 @@
 import { MRTR_BINDING } from '../references.js';
 import { confirmed, defineProbe, errored, refuted, skipped, type ProbeContext } from '../define.js';
-import { describe, establish, establishedAs, resultOf, retryFresh, sameCall } from '../flow.js';
-import { distinctTokens, markerCounts, shows } from '../markers.js';
+import {
+  describe,
+  establish,
+  establishedAs,
+  resultOf,
+  retryFresh,
+  sameCall,
+} from '../trials/rounds.js';
+import { distinctTokens, shows } from '../evidence/markers.js';
+import { markerCounts } from '../evidence/echo.js';
 import {
   discoverFlows,
   noFlowReason,
   prepareCall,
   type FoundFlow,
   type Prepared,
-} from '../prepare.js';
-import { check, outOfBudget, report, startTrial, type Trial } from '../trial.js';
+} from '../trials/prepare.js';
+import { check, outOfBudget, report, startTrial, type Trial } from '../trials/trial.js';
 
 const RATIONALE = `
 The specification says a server SHOULD bind its \`requestState\` to the originating request — the method

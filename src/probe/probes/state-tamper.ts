@@ -1,10 +1,18 @@
 import { MRTR_INTEGRITY } from '../references.js';
 import { confirmed, defineProbe, errored, refuted, type ProbeContext } from '../define.js';
-import { describe, establish, establishedAs, readOutcome, resultOf, retryFresh } from '../flow.js';
-import { makeCanary, markerCounts } from '../markers.js';
-import { planMutations, randomSameShape } from '../mutate.js';
-import { discoverFlows, noFlowReason, type FoundFlow } from '../prepare.js';
-import { check, outOfBudget, report, startTrial, type Trial } from '../trial.js';
+import {
+  describe,
+  establish,
+  establishedAs,
+  readOutcome,
+  resultOf,
+  retryFresh,
+} from '../trials/rounds.js';
+import { makeCanary } from '../evidence/markers.js';
+import { markerCounts } from '../evidence/echo.js';
+import { planMutations, randomSameShape } from '../trials/mutate.js';
+import { discoverFlows, noFlowReason, type FoundFlow } from '../trials/prepare.js';
+import { check, outOfBudget, report, startTrial, type Trial } from '../trials/trial.js';
 
 const RATIONALE = `
 A \`requestState\` round-trips through the client, so the specification calls it attacker-controlled

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { boundValue, DEPTH_MARKER, EVIDENCE_LIMITS } from '../../../src/probe/bound.js';
-import { createRedactor, jsonrpcEvidence } from '../../../src/probe/evidence.js';
+import { boundValue, DEPTH_MARKER, EVIDENCE_LIMITS } from '../../../src/probe/evidence/bound.js';
+import { createRedactor, jsonrpcEvidence } from '../../../src/probe/evidence/evidence.js';
 import { IDS } from './helpers.js';
 
 const r = createRedactor(IDS);

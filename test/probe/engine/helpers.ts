@@ -2,9 +2,9 @@
  * Shared set-up of the engine tests: real test servers, the two identities, session options.
  */
 import { fileURLToPath } from 'node:url';
-import { createRedactor } from '../../../src/probe/evidence.js';
-import type { SessionOptions } from '../../../src/probe/session.js';
-import { DEFAULT_PRINCIPAL_META_KEY } from '../../../src/probe/session.js';
+import { createRedactor } from '../../../src/probe/evidence/evidence.js';
+import type { SessionOptions } from '../../../src/probe/target/session.js';
+import { DEFAULT_PRINCIPAL_META_KEY } from '../../../src/probe/target/session.js';
 import type { Evidence, Target } from '../../../src/probe/types.js';
 
 /** Two identity secrets that must never appear in evidence or output. */

@@ -12,7 +12,7 @@ import {
   createHttpConnections,
   isLoopbackHost,
   type ConnectionPolicy,
-} from '../../../src/probe/transport/http-connection.js';
+} from '../../../src/probe/target/http-connection.js';
 import type { RunReport } from '../../../src/probe/types.js';
 import { startHttp, type RunningHttp } from '../../helpers/http.js';
 

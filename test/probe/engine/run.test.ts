@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Probe, ProbeContext } from '../../../src/probe/define.js';
 import { confirmed, defineProbe, refuted } from '../../../src/probe/define.js';
-import { createRedactor } from '../../../src/probe/evidence.js';
+import { createRedactor } from '../../../src/probe/evidence/evidence.js';
 import { runProbe } from '../../../src/probe/run.js';
-import { openSession } from '../../../src/probe/session.js';
-import type { EngineSession } from '../../../src/probe/session.js';
+import { openSession } from '../../../src/probe/target/session.js';
+import type { EngineSession } from '../../../src/probe/target/session.js';
 import type { Outcome } from '../../../src/probe/types.js';
 import { startHttpServer } from '../../servers/http-server.js';
 import type { TestHttpServer } from '../../servers/http-server.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { openSession } from '../../../src/probe/session.js';
-import type { OpenedSession } from '../../../src/probe/session.js';
+import { openSession } from '../../../src/probe/target/session.js';
+import type { OpenedSession } from '../../../src/probe/target/session.js';
 import type { Evidence } from '../../../src/probe/types.js';
 import { IDS, labelOf, sessionOptions, stdioTarget } from './helpers.js';
 

@@ -3,11 +3,11 @@
  * planted in the minting call's free-form strings), build the request around a fresh canary, and
  * ask round 1.
  */
-import type { ProbeContext } from './define.js';
-import { mint, recipeName, type FlowRecipe } from './discovery/surface-map.js';
-import { ask, describe, readOutcome, type Asked, type Call } from './flow.js';
-import { makeCanary } from './markers.js';
-import type { Exchange, IdentityName } from './types.js';
+import type { ProbeContext } from '../define.js';
+import { mint, recipeName, type FlowRecipe } from '../surface/recipes.js';
+import { ask, describe, readOutcome, type Asked, type Call } from './rounds.js';
+import { makeCanary } from '../evidence/markers.js';
+import type { Exchange, IdentityName } from '../types.js';
 
 /** A request ready to send: the canary planted in it, and the handles minted for it. */
 export interface Prepared {

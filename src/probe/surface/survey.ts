@@ -8,19 +8,12 @@
  * survey's call budget, and what was tried is kept for the report.
  */
 import type { ProbeContext } from '../define.js';
-import { ask, callThrough, describe, readOutcome, toolCall, type Call } from '../flow.js';
-import { makeCanary } from '../markers.js';
-import {
-  argumentsFor,
-  callableTools,
-  objectShape,
-  slotsOf,
-  wordsOf,
-  type Slot,
-} from '../surface.js';
+import { ask, callThrough, describe, readOutcome, toolCall, type Call } from '../trials/rounds.js';
+import { makeCanary } from '../evidence/markers.js';
+import { argumentsFor, callableTools, objectShape, slotsOf, wordsOf, type Slot } from './schema.js';
 import type { Exchange, PromptInfo, ToolInfo } from '../types.js';
 import { harvestRounds, type Found } from './harvest.js';
-import { isRiskyParameter } from '../tool-risk.js';
+import { isRiskyParameter } from './tool-risk.js';
 import {
   consumerCall,
   fillTemplate,
@@ -28,7 +21,7 @@ import {
   type FlowRecipe,
   type HandleRecipe,
   type SurfaceMap,
-} from './surface-map.js';
+} from './recipes.js';
 
 /** Calls the survey may send. */
 export const SURVEY_BUDGET = 48;

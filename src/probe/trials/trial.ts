@@ -4,8 +4,8 @@
  * trial it reports has its controls recorded, so a candidate that turned out not to be a flow at all
  * cannot turn a sound verdict on another candidate into `errored`.
  */
-import type { ProbeContext, ProbeDecision } from './define.js';
-import type { ControlResult, Exchange, Observation } from './types.js';
+import type { ProbeContext, ProbeDecision } from '../define.js';
+import type { ControlResult, Exchange, Observation } from '../types.js';
 
 /** A candidate's controls, observations and decision. */
 export interface Trial {

@@ -1,41 +1,19 @@
 /**
- * Canaries and markers: how a probe tells "the server handed me somebody else's data" apart from "the
- * server repeated what I sent".
+ * The echo rule, the one place that decides whether a marker in an answer is evidence: a marker
+ * counts only when it is not derivable from what that same request carried. The request is searched
+ * field by field in every encoding (raw, base64 and base64url at any byte alignment, hex, URL
+ * encoding, and one decoding deeper); the answer wherever the marker may sit (any offset of any
+ * text, JSON after prose or in a code fence, structured content, resource contents).
  *
- * A marker (a canary the probe planted, a principal the server named) counts as evidence only when
- * the request that drew the answer did not itself carry it, in any encoding: raw, base64 or base64url
- * at any byte alignment, hex, or URL-encoded, and one level deeper inside a decoded value. A server
- * that echoes its input (a handle that embeds the label it was minted with) would otherwise "leak"
- * every canary it is shown.
+ * One asymmetry, and why: a `requestState` is searched raw only, because a field the server
+ * *decoded* out of the state and acted on is exactly what the state probes look for. Unless the
+ * answer repeats the decoded state whole (as JSON anywhere, whatever the key order or indentation,
+ * or as every key and value named in any layout): then the server only shows back what it was sent,
+ * and the state is searched in every encoding like any other field. Every probe and every control
+ * judges markers through this module.
  */
-import { randomBytes } from 'node:crypto';
-import { decodeBlob } from './mutate.js';
-
-/**
- * A fresh canary: `sg-<tag>-<24 hex>`. Only `[a-z0-9-]`, so it survives JSON, URL encoding and
- * tokenising unchanged, and 96 random bits, so it cannot occur by chance.
- */
-export function makeCanary(tag: string): string {
-  const clean = tag.toLowerCase().replace(/[^a-z0-9]+/g, '-');
-  return `sg-${clean}-${randomBytes(12).toString('hex')}`;
-}
-
-const MAX_TEXT = 1 << 20;
-
-/** The JSON text of a value (bounded), the form in which answers are searched. */
-export function textOf(value: unknown): string {
-  if (typeof value === 'string') return value.slice(0, MAX_TEXT);
-  try {
-    return (JSON.stringify(value) ?? '').slice(0, MAX_TEXT);
-  } catch {
-    return '';
-  }
-}
-
-/** Whether `answer` shows `marker` verbatim. */
-export function shows(answer: unknown, marker: string): boolean {
-  return marker.length > 0 && textOf(answer).includes(marker);
-}
+import { decodeBlob } from '../trials/mutate.js';
+import { MAX_TEXT, shows, showsMarker, tokensOf, type Marker } from './markers.js';
 
 /**
  * The base64 forms of `marker` at each of the three byte alignments it can take inside a longer
@@ -287,61 +265,6 @@ export function markerCounts(
   return shows(answer, marker) && !carries(request, marker, echoAware(answer, request, options));
 }
 
-// Times, dates and bare numbers vary from one answer to the next whoever asks; they are never
-// taken as a principal's name.
-const NOISE = /^(?:[\d.:+\-TZtz]+|true|false|null)$/;
-
-/**
- * The word-like tokens of a value: of every string in it (keys too) read as text, so a line break
- * or a quote inside a string never glues itself to the next word as JSON escapes would (`\nowner`).
- */
-export function tokensOf(value: unknown): Set<string> {
-  const out = new Set<string>();
-  let budget = MAX_TEXT;
-  const add = (text: string): void => {
-    budget -= text.length;
-    for (const raw of text.split(/[^A-Za-z0-9_.@+/=~-]+/)) {
-      const token = raw.replace(/^[.\-/=~]+|[.\-/]+$/g, '');
-      if (token.length >= 3 && !NOISE.test(token)) out.add(token);
-    }
-  };
-  const walk = (v: unknown, depth: number): void => {
-    if (depth > 32 || budget <= 0) return;
-    if (typeof v === 'string') add(v.length > budget ? v.slice(0, budget) : v);
-    else if (typeof v === 'number' || typeof v === 'boolean') add(String(v));
-    else if (Array.isArray(v)) for (const item of v) walk(item, depth + 1);
-    else if (typeof v === 'object' && v !== null) {
-      for (const [k, item] of Object.entries(v)) {
-        add(k);
-        walk(item, depth + 1);
-      }
-    }
-  };
-  walk(value, 0);
-  return out;
-}
-
-/**
- * Tokens every one of `mine` shows and none of `theirs` does, minus any token containing one of
- * `exclude` (handles, canaries): what the server says differently for one identity than for the
- * other. Interleaving the records in time (A, B, A) keeps clocks and counters out of the result.
- */
-export function distinctTokens(
-  mine: readonly unknown[],
-  theirs: readonly unknown[],
-  exclude: readonly string[],
-): string[] {
-  if (mine.length === 0) return [];
-  const [first, ...rest] = mine.map(tokensOf);
-  const others = theirs.map(tokensOf);
-  return [...(first ?? [])].filter(
-    (t) =>
-      rest.every((set) => set.has(t)) &&
-      others.every((set) => !set.has(t)) &&
-      !exclude.some((x) => x.length > 0 && (t.includes(x) || x.includes(t))),
-  );
-}
-
 /** Whether `answer` shows any of `tokens` as a whole token not carried by `request`. */
 export function showsToken(
   answer: unknown,
@@ -352,20 +275,6 @@ export function showsToken(
   const seen = tokensOf(answer);
   const opts = echoAware(answer, request, options);
   return tokens.find((t) => seen.has(t) && !carries(request, t, opts));
-}
-
-/** A marker a probe looks for: a canary it planted, or a token the server names for one party. */
-export interface Marker {
-  readonly value: string;
-  /** A canary counts anywhere in the answer's text; a token only as a whole token. */
-  readonly kind: 'canary' | 'token';
-}
-
-/** Whether `answer` shows `marker` (a canary anywhere, a token whole). */
-function showsMarker(answer: unknown, marker: Marker): boolean {
-  return marker.kind === 'canary'
-    ? shows(answer, marker.value)
-    : tokensOf(answer).has(marker.value);
 }
 
 /**
@@ -387,12 +296,4 @@ export function attributable(
   );
   const attributed = counted.filter((m) => !baselines.some((b) => showsMarker(b, m)));
   return { counted, attributed };
-}
-
-/** The markers of a canary and a set of tokens. */
-export function markersOf(canary: string, tokens: readonly string[]): Marker[] {
-  return [
-    { value: canary, kind: 'canary' },
-    ...tokens.map((value) => ({ value, kind: 'token' as const })),
-  ];
 }

@@ -4,7 +4,7 @@
  * tokens in prose ("Your draft dr_7Qk2… is ready"), and the URIs of `resource_link` and embedded
  * resources. A value the request itself sent, as it is, is an echo and never a handle.
  */
-import { jsonIn } from '../markers.js';
+import { jsonIn } from '../evidence/echo.js';
 
 /** A value an answer handed out, and where it sat. */
 export interface Found {

@@ -6,7 +6,7 @@
  * server→client request that reuses the client's id is still a request: taking it for the answer
  * would let a server (or a proxy) put words in its own mouth.
  */
-import { boundValue, OUTCOME_LIMITS } from '../bound.js';
+import { boundValue, OUTCOME_LIMITS } from '../evidence/bound.js';
 import type { Evidence, Failure, IdentityName, Outcome } from '../types.js';
 
 /** A JSON-RPC 2.0 request as sent. */

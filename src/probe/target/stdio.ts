@@ -8,8 +8,8 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
-import type { Redactor } from '../evidence.js';
-import { jsonrpcEvidence } from '../evidence.js';
+import type { Redactor } from '../evidence/evidence.js';
+import { jsonrpcEvidence } from '../evidence/evidence.js';
 import type { Outcome } from '../types.js';
 import type { Channel, ChannelReply, ChannelRequest, JsonRpcNotification } from './jsonrpc.js';
 import { abortOutcome, answerOutcome, failure, isAnswerTo, parseJson } from './jsonrpc.js';

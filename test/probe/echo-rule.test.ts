@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  base64Cores,
-  carries,
-  distinctTokens,
-  makeCanary,
-  markerCounts,
-  showsToken,
-  tokensOf,
-} from '../../src/probe/markers.js';
+import { distinctTokens, makeCanary, tokensOf } from '../../src/probe/evidence/markers.js';
+import { base64Cores, carries, markerCounts, showsToken } from '../../src/probe/evidence/echo.js';
 
 const canary = makeCanary('test');
 

@@ -3,7 +3,7 @@
  * that must be told apart and against what B sees anyway without A's state, so that only a marker
  * the state itself carried to B can confirm.
  */
-import { confirmed, errored, refuted, type ProbeContext } from './define.js';
+import { confirmed, errored, refuted, type ProbeContext } from '../define.js';
 import {
   answersOf,
   baselineAnswers,
@@ -13,8 +13,9 @@ import {
   resultOf,
   retryFresh,
   type Resumed,
-} from './flow.js';
-import { attributable, distinctTokens, markersOf } from './markers.js';
+} from './rounds.js';
+import { distinctTokens, markersOf } from '../evidence/markers.js';
+import { attributable } from '../evidence/echo.js';
 import { prepareCall, type FoundFlow } from './prepare.js';
 import { check, outOfBudget, startTrial, type Trial } from './trial.js';
 
@@ -139,5 +140,5 @@ export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Tri
   return done(refuted(`B's replay of A's state showed nothing of A's`));
 }
 
-// A field the server decoded out of the state and acted on is the finding; see markers.ts.
+// A field the server decoded out of the state and acted on is the finding; see evidence/echo.ts.
 const RAW_STATE = { rawOnlyKeys: ['requestState'] };

@@ -4,7 +4,7 @@
  * only names a schema gets a bare value of that type. Every yes/no question is answered yes: the
  * probes drive a flow to completion to see what the server does with the state.
  */
-import { valueFor } from './surface.js';
+import { valueFor } from '../surface/schema.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -8,7 +8,7 @@
  * `delete_…`: annotations are hints, and a wrong hint must not cost the user their data.
  */
 import { riskReason } from './tool-risk.js';
-import type { ToolInfo } from './types.js';
+import type { ToolInfo } from '../types.js';
 
 type Schema = Record<string, unknown>;
 const isRecord = (v: unknown): v is Record<string, unknown> =>

@@ -12,9 +12,9 @@
  *
  * Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr
  */
-import type { ProbeContext } from './define.js';
+import type { ProbeContext } from '../define.js';
 import { answerInputs, preferredShape, type AnswerShape } from './answers.js';
-import type { Exchange, IdentityName, Outcome } from './types.js';
+import type { Exchange, IdentityName, Outcome } from '../types.js';
 
 /** How one outcome reads. `input` is an `input_required` answer. */
 export type Reading = 'accepted' | 'refused' | 'input' | 'failure';

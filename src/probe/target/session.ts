@@ -8,11 +8,11 @@
  * modern even without `server/discover`; anything else falls back to `initialize`. A target that
  * answers none of these is `unknown`, and the session names what did not answer.
  */
-import type { Redactor } from './evidence.js';
-import { createHttpChannel } from './transport/http.js';
-import type { Channel, JsonRpcRequest } from './transport/jsonrpc.js';
-import { AbortCause } from './transport/jsonrpc.js';
-import { createStdioChannel } from './transport/stdio.js';
+import type { Redactor } from '../evidence/evidence.js';
+import { createHttpChannel } from './http.js';
+import type { Channel, JsonRpcRequest } from './jsonrpc.js';
+import { AbortCause } from './jsonrpc.js';
+import { createStdioChannel } from './stdio.js';
 import type {
   Evidence,
   Exchange,
@@ -23,7 +23,7 @@ import type {
   ScanSession,
   Target,
   ToolInfo,
-} from './types.js';
+} from '../types.js';
 
 /** The protocol version the scanner speaks first. */
 export const MODERN_VERSION = '2026-07-28';

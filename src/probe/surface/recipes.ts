@@ -5,9 +5,9 @@
  * that answers `input_required` with a `requestState`, and which handle it needs first.
  */
 import type { ProbeContext } from '../define.js';
-import { callThrough, toolCall, type Call, type Driven } from '../flow.js';
-import { makeCanary } from '../markers.js';
-import { argumentsFor, pathKey } from '../surface.js';
+import { callThrough, toolCall, type Call, type Driven } from '../trials/rounds.js';
+import { makeCanary } from '../evidence/markers.js';
+import { argumentsFor, pathKey } from './schema.js';
 import type { IdentityName, ToolInfo } from '../types.js';
 import { findLike, type Found } from './harvest.js';
 

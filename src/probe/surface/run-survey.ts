@@ -5,14 +5,14 @@
  */
 import { defineProbe, skipped } from '../define.js';
 import { runProbe, type ProbeRunOptions } from '../run.js';
-import type { EngineSession } from '../session.js';
+import type { EngineSession } from '../target/session.js';
 import type { Evidence } from '../types.js';
 import { EMPTY_SURFACE } from '../run.js';
-import type { SurfaceMap } from './surface-map.js';
+import type { SurfaceMap } from './recipes.js';
 import { survey, SURVEY_BUDGET } from './survey.js';
 
 /** The survey, as the runner sees it: never a verdict of its own, never in the registry. */
-export const SURVEY = { id: 'discovery/survey' } as const;
+export const SURVEY = { id: 'surface/survey' } as const;
 
 /** Run discovery on `session`; what it found and the exchanges that found it. */
 export async function runSurvey(

@@ -1,6 +1,6 @@
 /**
  * Which tools the scanner leaves alone unless the user opts in: the destructive ones (see
- * `surface.ts`), and the ones that act on the target's host or beyond it. A tool that runs a shell
+ * `schema.ts`), and the ones that act on the target's host or beyond it. A tool that runs a shell
  * command, evaluates code, runs a query, fetches a URL or touches files turns every canary the
  * probes send into a command, a query, a request or a path on someone's machine. Real servers
  * expose such tools without annotations ("Run a shell command on the host and return its output"),
@@ -12,8 +12,8 @@
  * tool, even with the opt-in: the server would then choose what runs. {@link isRiskyParameter} is
  * the test for that; the runner applies it too (see {@link mintedIntoRisky}).
  */
-import { destructiveReason, wordsOf } from './surface.js';
-import type { ToolInfo } from './types.js';
+import { destructiveReason, wordsOf } from './schema.js';
+import type { ToolInfo } from '../types.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -5,19 +5,20 @@
  * decided, and the server shown to tell A and B apart (A-only tokens in A's answers, or B refused
  * what A gets). Every read is driven through all its rounds, and judged on all of them.
  */
-import { confirmed, errored, refuted, skipped, type ProbeContext } from './define.js';
+import { confirmed, errored, refuted, skipped, type ProbeContext } from '../define.js';
 import {
   consumerCall,
   consumerName,
   mint,
   type HandleRecipe,
   type Minted,
-} from './discovery/surface-map.js';
-import { callThrough, describe, type Driven } from './flow.js';
-import { attributable, distinctTokens, makeCanary, markersOf } from './markers.js';
+} from '../surface/recipes.js';
+import { callThrough, describe, type Driven } from './rounds.js';
+import { distinctTokens, makeCanary, markersOf } from '../evidence/markers.js';
+import { attributable } from '../evidence/echo.js';
 import { randomSameShape } from './mutate.js';
 import { check, outOfBudget, startTrial, type Trial } from './trial.js';
-import type { IdentityName } from './types.js';
+import type { IdentityName } from '../types.js';
 
 const how = (d: Driven): string => (d.answered ? 'answered' : describe(d.exchange));
 

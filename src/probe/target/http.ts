@@ -10,8 +10,8 @@
  * could not decide, not that it refused: read as a refusal, an outage would clear a flawed server.
  */
 import { createParser } from 'eventsource-parser';
-import type { Redactor } from '../evidence.js';
-import { httpEvidence } from '../evidence.js';
+import type { Redactor } from '../evidence/evidence.js';
+import { httpEvidence } from '../evidence/evidence.js';
 import type { Outcome } from '../types.js';
 import {
   createHttpConnections,
