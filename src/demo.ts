@@ -15,6 +15,9 @@ import { startFixtureHttp } from './fixture/http.js';
 import { PROBES } from './probe/registry.js';
 import { runScan } from './probe/scan.js';
 import type { RunReport, Target, TransportKind } from './probe/types.js';
+import { FOREIGN_TWINS } from './fixture/foreign/index.js';
+import { startForeign } from './fixture/foreign/targets.js';
+import type { ForeignTwin } from './fixture/foreign/twin.js';
 
 // Run from dist/ (node) or from src/ (tsx): spawn the matching CLI for the stdio fixtures.
 const here = fileURLToPath(import.meta.url);
@@ -45,6 +48,21 @@ async function scanMode(mode: Mode, transport: TransportKind): Promise<Row> {
     return { name: mode, transport, report, expected };
   } finally {
     await fixture.close();
+  }
+}
+
+/** One foreign twin (servers written unlike the workspace twins) in one variant, over one transport. */
+async function scanForeign(
+  twin: ForeignTwin,
+  variant: string,
+  transport: TransportKind,
+): Promise<Row> {
+  const started = await startForeign(twin, variant, transport);
+  try {
+    const report = await runScan({ target: started.target, probes: PROBES, ...started.options });
+    return { name: `${twin.id} ${variant}`, transport, report, expected: twin.expected[variant] };
+  } finally {
+    await started.close();
   }
 }
 
@@ -92,9 +110,13 @@ async function pool<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]>
 
 function render(rows: readonly Row[]): { text: string; mismatches: string[] } {
   const ids = PROBES.map((p) => p.id);
-  const width = [16, 6, ...ids.map((id) => Math.max(id.length, 11))];
+  const width = [
+    Math.max(16, ...rows.map((r) => r.name.length)),
+    6,
+    ...ids.map((id) => Math.max(id.length, 11)),
+  ];
   const cell = (s: string, i: number): string => s.padEnd(width[i] ?? 12);
-  const lines = [['target', 'via', ...ids].map(cell).join('  ')];
+  const lines = [['target', 'via', ...ids].map(cell).join('  ').trimEnd()];
   const mismatches: string[] = [];
   for (const row of rows) {
     const cells = ids.map((id) => {
@@ -107,7 +129,7 @@ function render(rows: readonly Row[]): { text: string; mismatches: string[] } {
       );
       return `${got}≠${want}`;
     });
-    lines.push([row.name, row.transport, ...cells].map(cell).join('  '));
+    lines.push([row.name, row.transport, ...cells].map(cell).join('  ').trimEnd());
   }
   return { text: lines.join('\n'), mismatches };
 }
@@ -118,10 +140,19 @@ async function main(): Promise<number> {
   const tasks = MODES.flatMap((mode) =>
     (['http', 'stdio'] as const).map((transport) => () => scanMode(mode, transport)),
   );
+  const foreign = FOREIGN_TWINS.flatMap((twin) =>
+    twin.variants.flatMap((variant) =>
+      twin.transports.map((transport) => () => scanForeign(twin, variant, transport)),
+    ),
+  );
   const [rows, dead] = await Promise.all([pool(tasks, 6), scanDead()]);
-  const { text, mismatches } = render([...rows, ...dead]);
+  const foreignRows = await pool(foreign, 6);
+  const workspace = render([...rows, ...dead]);
+  const others = render(foreignRows);
+  const mismatches = [...workspace.mismatches, ...others.mismatches];
   process.stdout.write(
-    `stateguard demo: every fixture mode × both transports × every probe\n\n${text}\n\n`,
+    `stateguard demo: every fixture mode × both transports × every probe\n\n${workspace.text}\n\n` +
+      `the foreign twins: other domains, names, shapes and SDKs (src/fixture/foreign)\n\n${others.text}\n\n`,
   );
   if (unwitnessed.length > 0) {
     process.stdout.write(`no fixture witness for: ${unwitnessed.map((p) => p.id).join(', ')}\n`);
