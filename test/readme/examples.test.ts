@@ -10,8 +10,8 @@
  *   skipped. Use it sparingly: an example that does not compile is usually a wrong example.
  * - Each block is a module of its own; names defined in one block are not visible in the next.
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +19,17 @@ import { beforeAll, describe, expect, it } from 'vitest';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** Overridable so a scratch copy of the README can show that a broken example fails. */
 const README = process.env.STATEGUARD_README_PATH ?? join(ROOT, 'README.md');
+/** The README and the reference pages in `docs/` (only the README when it is overridden). */
+const SOURCES =
+  process.env.STATEGUARD_README_PATH !== undefined
+    ? [README]
+    : [
+        README,
+        ...readdirSync(join(ROOT, 'docs'))
+          .filter((f) => f.endsWith('.md'))
+          .sort()
+          .map((f) => join(ROOT, 'docs', f)),
+      ];
 /** Virtual files live inside the package so `zod` and the SDK resolve from its node_modules. */
 const VIRTUAL_DIR = join(ROOT, 'test', 'readme', '__readme-examples__');
 const PRELUDE_FILE = join(VIRTUAL_DIR, 'prelude.ts');
@@ -75,7 +86,9 @@ export {};
 `;
 
 interface Block {
-  /** README line of the first line of code (1-based). */
+  /** The Markdown file, relative to the package (`README.md`, `docs/library.md`). */
+  readonly source: string;
+  /** Line of the first line of code in that file (1-based). */
   readonly line: number;
   readonly heading: string;
   readonly code: string;
@@ -83,7 +96,7 @@ interface Block {
 }
 
 /** Every ```ts fence, with the nearest heading above it. */
-function extractBlocks(markdown: string): Block[] {
+function extractBlocks(markdown: string, source: string): Block[] {
   const lines = markdown.split('\n');
   const blocks: Block[] = [];
   let heading = '(top of README)';
@@ -102,6 +115,7 @@ function extractBlocks(markdown: string): Block[] {
     while (end < lines.length && !(lines[end] ?? '').startsWith(marker)) end++;
     if (lang === 'ts' || lang === 'typescript') {
       blocks.push({
+        source,
         line: i + 2,
         heading,
         code: lines.slice(i + 1, end).join('\n'),
@@ -161,8 +175,13 @@ function checkBlocks(blocks: readonly Block[]): Checked {
   return { program, files };
 }
 
-/** Diagnostics of one file, each prefixed with its README line (`offset` + line in the file). */
-function describeDiagnostics(program: ts.Program, file: string, offset: number): string[] {
+/** Diagnostics of one file, each prefixed with its Markdown file and line (`offset` + line in the file). */
+function describeDiagnostics(
+  program: ts.Program,
+  file: string,
+  offset: number,
+  markdown = 'README.md',
+): string[] {
   const source = program.getSourceFile(file);
   if (source === undefined) return [`${file}: not in the program`];
   const diagnostics = [
@@ -173,13 +192,16 @@ function describeDiagnostics(program: ts.Program, file: string, offset: number):
     const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n  ');
     if (diagnostic.file === undefined || diagnostic.start === undefined) return message;
     const { line, character } = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
-    return `README.md:${offset + line}:${character + 1} TS${diagnostic.code}: ${message}`;
+    return `${markdown}:${offset + line}:${character + 1} TS${diagnostic.code}: ${message}`;
   });
 }
 
-const blocks = extractBlocks(readFileSync(README, 'utf8'));
+const blocks = SOURCES.flatMap((file) =>
+  extractBlocks(readFileSync(file, 'utf8'), relative(ROOT, file)),
+);
 /** Proves the harness can fail: an option the sealer does not have, on the block's third line. */
 const broken: Block = {
+  source: 'README.md',
   line: 1000,
   heading: 'harness self-test',
   code: [
@@ -225,14 +247,14 @@ describe('README TypeScript examples', () => {
   });
 
   for (const block of blocks) {
-    const name = `the example under "${block.heading}" (README line ${block.line}) type-checks`;
+    const name = `the example under "${block.heading}" (${block.source} line ${block.line}) type-checks`;
     if (block.fragment) {
       it.skip(`${name} (fenced as a fragment)`, () => {});
       continue;
     }
     it(name, () => {
       const file = checked.files.get(block) ?? '';
-      const diagnostics = describeDiagnostics(checked.program, file, block.line);
+      const diagnostics = describeDiagnostics(checked.program, file, block.line, block.source);
       expect(diagnostics, diagnostics.join('\n')).toEqual([]);
     });
   }
