@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { distinctTokens, makeCanary, tokensOf } from '../../src/probe/evidence/markers.js';
-import { base64Cores, carries, markerCounts, showsToken } from '../../src/probe/evidence/echo.js';
+import {
+  base64Cores,
+  carries,
+  jsonIn,
+  markerCounts,
+  showsToken,
+} from '../../src/probe/evidence/echo.js';
 
 const canary = makeCanary('test');
 
@@ -87,6 +93,46 @@ describe('a marker counts', () => {
     // Only part of the blob, or a field changed: the server named what it acted on.
     const part = { structuredContent: { principal: canary, step: 'done' } };
     expect(markerCounts(canary, part, sent, opts)).toBe(true);
+  });
+
+  describe('never from an echo of the decoded state, in whatever form it comes back', () => {
+    const decoded = { principal: canary, workspace: 'ws-77', step: 'confirm' };
+    const sent = {
+      arguments: { label: 'x' },
+      requestState: Buffer.from(JSON.stringify(decoded)).toString('base64url'),
+    };
+    const opts = { rawOnlyKeys: ['requestState'] };
+    const json = JSON.stringify({ arguments: sent.arguments, state: decoded });
+    const pretty = JSON.stringify({ state: decoded }, null, 2);
+    const text = (t: string) => ({ content: [{ type: 'text', text: t }] });
+    const forms: [string, unknown][] = [
+      ['after a prose header', text(`Here is what you sent:\n${pretty}\nDone.`)],
+      ['in a Markdown code fence', text(`Received.\n\n\`\`\`json\n${pretty}\n\`\`\`\n`)],
+      ['as JSON text inside a string field', { structuredContent: { debug: json } }],
+      ['base64url in a trace line', text(`ok trace=${Buffer.from(json).toString('base64url')}`)],
+      ['URL-encoded in a link', text(`see https://x.invalid/?q=${encodeURIComponent(json)}`)],
+      [
+        'as key: value lines',
+        text(`state.principal: ${canary}\nstate.workspace: ws-77\nstate.step: confirm`),
+      ],
+      [
+        'in an embedded resource',
+        { content: [{ type: 'resource', resource: { uri: 'x://1', text: json } }] },
+      ],
+    ];
+    it.each(forms)('%s', (_form, answer) => {
+      expect(markerCounts(canary, answer, sent, opts)).toBe(false);
+      expect(showsToken(answer, [canary], sent, opts)).toBeUndefined();
+    });
+  });
+});
+
+describe('JSON written inside text', () => {
+  it('is found at any offset, pretty or not, and a bracket in prose does not stop it', () => {
+    const found = jsonIn(
+      'Note [1]: the call {"a": {"b": [1, 2]}} and then\n```json\n{\n  "c": "}"\n}\n```',
+    );
+    expect(found).toEqual([[1], { a: { b: [1, 2] } }, { c: '}' }]);
   });
 });
 

@@ -12,6 +12,42 @@ import { PROBES } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import type { RunReport } from '../../src/probe/types.js';
 
+/**
+ * Where each twin hides what discovery must find, and the recipe it must find it by: one discovery
+ * form per twin, proven on the flawed variant (confirmed) and on the fixed one (refuted) by the
+ * verdicts below.
+ */
+const FORMS: Record<
+  string,
+  { form: string; handle?: string; flow?: string; variants?: readonly string[] }
+> = {
+  travel: {
+    form: 'a handle deep in nested structuredContent, taken by a nested camelCase argument',
+    handle: 'bookTrip → getItinerary.lookup.bookingCode',
+  },
+  drafts: {
+    form: 'a handle only in prose, taken by `which`',
+    handle: 'startDraft → reviewDraft.which',
+  },
+  snippets: {
+    form: 'a resource_link handle read back by URI',
+    handle: 'saveSnippet → resources/read',
+  },
+  'recipes-prompt': {
+    form: 'a multi-round prompts/get',
+    flow: 'prompt plan_menu',
+    variants: ['flawed', 'fixed', 'flawed-prompt-only'],
+  },
+  'late-owner': {
+    form: 'a multi-round consumer naming the owner only at completion',
+    handle: 'openCase → escalateCase.caseNumber',
+  },
+  'ledger-raw': {
+    form: 'JSON in text from a hand-rolled server without the niceties',
+    handle: 'new_ledger → ledger_balance.ledger',
+  },
+};
+
 for (const twin of FOREIGN_TWINS) {
   for (const variant of twin.variants) {
     for (const transport of twin.transports) {
@@ -26,6 +62,31 @@ for (const twin of FOREIGN_TWINS) {
         afterAll(async () => {
           await started?.close();
         });
+
+        const form = FORMS[twin.id];
+        if (form !== undefined && (form.variants ?? [variant]).includes(variant)) {
+          it(`discovery finds ${form.form}`, () => {
+            const found = report.surface;
+            if (form.handle !== undefined)
+              expect(found?.handles.some((h) => h.startsWith(form.handle ?? ''))).toBe(true);
+            if (form.flow !== undefined) expect(found?.flows).toContain(form.flow);
+          });
+        }
+        if (twin.id === 'recipes-prompt' && variant !== 'flawed-prompt-only') {
+          it('discovery finds a multi-round resources/read', () => {
+            const flows = report.surface?.flows ?? [];
+            expect(flows.some((f) => f.startsWith('resources/read pantry://'))).toBe(true);
+          });
+        }
+        if (twin.id === 'ledger-raw') {
+          it('scans the stateless server without the niceties, its deviations noted', () => {
+            expect(report.protocol.era).toBe('modern');
+            const deviations = report.protocol.deviations ?? [];
+            expect(deviations.some((d) => d.startsWith('no server/discover'))).toBe(true);
+            expect(deviations.some((d) => d.startsWith('initialize refused'))).toBe(true);
+            expect(deviations).toContain('tools/list result without resultType');
+          });
+        }
 
         const expected = twin.expected[variant] ?? {};
         for (const [id, verdict] of Object.entries(expected)) {

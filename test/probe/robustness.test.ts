@@ -147,6 +147,13 @@ describe('servers that agree with everything', () => {
     ['echo', 'stdio'],
     ['echo-pretty', 'http'],
     ['echo-pretty', 'stdio'],
+    ['echo-prose', 'http'],
+    ['echo-fenced', 'stdio'],
+    ['echo-string', 'http'],
+    ['echo-base64', 'http'],
+    ['echo-urlencoded', 'stdio'],
+    ['echo-lines', 'http'],
+    ['echo-resource', 'http'],
   ] as const)(
     '%s over %s: nothing confirmed',
     async (kind, transport) => {

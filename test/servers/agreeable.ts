@@ -16,8 +16,31 @@
 import { randomBytes } from 'node:crypto';
 import type { Incoming } from './mcp-core.js';
 
-/** Every agreeable server. */
-export const AGREEABLE = ['yes', 'echo', 'echo-pretty'] as const;
+/**
+ * Every agreeable server. Beyond `yes`, `echo` and `echo-pretty`, one server per form an echo can
+ * take, each acting on nothing:
+ * - `echo-prose`: a prose header, then the request pretty-printed (no structured content);
+ * - `echo-fenced`: prose, then the request in a Markdown `json` code fence;
+ * - `echo-string`: the request as JSON text inside a string field of structured content;
+ * - `echo-base64`: the request base64url-encoded in a trace line;
+ * - `echo-urlencoded`: the request URL-encoded in a query-string line;
+ * - `echo-lines`: every field flattened to `path: value` lines (no JSON at all);
+ * - `echo-resource`: the request in an embedded resource's text;
+ * - `echo-error`: the request in a tool error's text.
+ */
+export const AGREEABLE = [
+  'yes',
+  'echo',
+  'echo-pretty',
+  'echo-prose',
+  'echo-fenced',
+  'echo-string',
+  'echo-base64',
+  'echo-urlencoded',
+  'echo-lines',
+  'echo-resource',
+  'echo-error',
+] as const;
 /** Which agreeable server to play. */
 export type Agreeable = (typeof AGREEABLE)[number];
 
@@ -83,6 +106,51 @@ function sortedKeys(value: unknown): unknown {
   return Object.fromEntries(entries.map(([k, v]) => [k, sortedKeys(v)]));
 }
 
+const text = (t: string, extra: Record<string, unknown> = {}) => ({
+  resultType: 'complete',
+  content: [{ type: 'text', text: t }],
+  ...extra,
+});
+
+/** Every leaf of a value as a `path: value` line. */
+function lines(value: unknown, path = ''): string[] {
+  if (typeof value !== 'object' || value === null) return [`${path}: ${String(value)}`];
+  return Object.entries(value).flatMap(([k, v]) => lines(v, path ? `${path}.${k}` : k));
+}
+
+/** A result that shows `body` back in the form `kind` echoes in. */
+function echoed(kind: Agreeable, body: Record<string, unknown>): Record<string, unknown> {
+  const json = JSON.stringify(body);
+  const pretty = JSON.stringify(sortedKeys(body), null, 2);
+  switch (kind) {
+    case 'echo-pretty':
+      return text(pretty);
+    case 'echo-prose':
+      return text(
+        `Here is exactly what you sent me, for debugging:\n${pretty}\nNothing was changed.`,
+      );
+    case 'echo-fenced':
+      return text(`Request received.\n\n\`\`\`json\n${pretty}\n\`\`\`\n`);
+    case 'echo-string':
+      return text('ok', { structuredContent: { debug: json } });
+    case 'echo-base64':
+      return text(`ok; trace=${Buffer.from(json).toString('base64url')}`);
+    case 'echo-urlencoded':
+      return text(`ok; see https://example.invalid/trace?q=${encodeURIComponent(json)}`);
+    case 'echo-lines':
+      return text(lines(body).join('\n'));
+    case 'echo-resource':
+      return {
+        resultType: 'complete',
+        content: [{ type: 'resource', resource: { uri: 'echo://last', text: json } }],
+      };
+    case 'echo-error':
+      return { ...text(`cannot do that with ${json}`), isError: true };
+    default:
+      return text(json, { structuredContent: body });
+  }
+}
+
 /** The `tools/call` result of an agreeable server. `caller` is the principal it was sent. */
 export function agreeableCall(
   kind: Agreeable,
@@ -92,17 +160,7 @@ export function agreeableCall(
   const name = String(params['name'] ?? '');
   const args = (params['arguments'] ?? {}) as Record<string, unknown>;
   const state = params['requestState'];
-  const reply = (body: Record<string, unknown>) =>
-    kind === 'echo-pretty'
-      ? {
-          resultType: 'complete',
-          content: [{ type: 'text', text: JSON.stringify(sortedKeys(body), null, 2) }],
-        }
-      : {
-          resultType: 'complete',
-          content: [{ type: 'text', text: JSON.stringify(body) }],
-          structuredContent: body,
-        };
+  const reply = (body: Record<string, unknown>) => echoed(kind, body);
   if (name === 'export_workspace' && state === undefined) {
     // The state names who asked and for what, as an unprotected state would.
     const issued = b64({ principal: caller, workspace_id: args['workspace_id'], step: 'confirm' });

@@ -13,7 +13,7 @@
  * judges markers through this module.
  */
 import { decodeBlob } from '../trials/mutate.js';
-import { MAX_TEXT, shows, showsMarker, tokensOf, type Marker } from './markers.js';
+import { MAX_TEXT, shows, showsMarker, textOf, tokensOf, type Marker } from './markers.js';
 
 /**
  * The base64 forms of `marker` at each of the three byte alignments it can take inside a longer
@@ -99,13 +99,14 @@ export function echoAware(answer: unknown, request: unknown, options: CarryOptio
   const rawOnly = options.rawOnlyKeys ?? [];
   if (rawOnly.length === 0) return options;
   const echoed = new Set<string>();
+  const views = answerViews(answer);
   const walk = (v: unknown, key: string | undefined, depth: number): void => {
     if (depth > 32) return;
     if (typeof v === 'string' && key !== undefined && rawOnly.includes(key)) {
       const decoded = decodeBlob(v);
       if (
         decoded !== undefined &&
-        (holdsWhole(answer, decoded.value) || namesEvery(answer, decoded.value))
+        views.some((view) => holdsWhole(view, decoded.value) || namesEvery(view, decoded.value))
       )
         echoed.add(key);
     } else if (typeof v === 'object' && v !== null) {
@@ -114,6 +115,39 @@ export function echoAware(answer: unknown, request: unknown, options: CarryOptio
   };
   walk(request, undefined, 0);
   return echoed.size === 0 ? options : { rawOnlyKeys: rawOnly.filter((k) => !echoed.has(k)) };
+}
+
+/**
+ * The answer, and what its strings say once decoded: URL-encoded text and base64 or base64url
+ * runs (long enough to hide a state, decoding to printable text). A server that echoes the request
+ * URL-encoded in a link, or base64 in a trace line, still echoes it.
+ */
+export function answerViews(answer: unknown): unknown[] {
+  const views: unknown[] = [answer];
+  let budget = 64;
+  const walk = (v: unknown, depth: number): void => {
+    if (depth > 16 || budget <= 0) return;
+    if (typeof v === 'string') {
+      if (v.includes('%')) {
+        try {
+          const decoded = decodeURIComponent(v.replace(/\+/g, ' '));
+          if (decoded !== v && budget-- > 0) views.push(decoded);
+        } catch {
+          // Not URL-encoded after all.
+        }
+      }
+      for (const run of v.match(/[A-Za-z0-9+/_-]{16,}={0,2}/g) ?? []) {
+        const text = Buffer.from(run.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString(
+          'utf8',
+        );
+        if (/^[\t\n\r\x20-\x7e]+$/.test(text) && budget-- > 0) views.push(text);
+      }
+    } else if (Array.isArray(v)) for (const item of v) walk(item, depth + 1);
+    else if (typeof v === 'object' && v !== null)
+      for (const item of Object.values(v)) walk(item, depth + 1);
+  };
+  walk(answer, 0);
+  return views;
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
@@ -231,8 +265,10 @@ function namesEvery(answer: unknown, whole: Record<string, unknown>): boolean {
   };
   walk(whole, 0);
   if (wanted.size < 3) return false;
-  const seen = tokensOf(answer);
-  return [...wanted].every((t) => seen.has(t));
+  // Substrings, not tokens: `state.principal: alice` names the key inside a dotted path. Looser
+  // matching only ever reads more answers as echoes, which can only withhold a confirmation.
+  const text = textOf(answer);
+  return [...wanted].every((t) => text.includes(t));
 }
 
 /** Whether a request (its params) carries `marker` anywhere, in any encoding. */

@@ -43,8 +43,10 @@ const NOISE = /^(?:[\d.:+\-TZtz]+|true|false|null)$/;
 export function tokensOf(value: unknown): Set<string> {
   const out = new Set<string>();
   let budget = MAX_TEXT;
-  const add = (text: string): void => {
-    budget -= text.length;
+  const add = (raw0: string): void => {
+    budget -= raw0.length;
+    // URL-encoded text is read decoded: `%22alice%22` names alice, not `22alice`.
+    const text = /%[0-9A-Fa-f]{2}/.test(raw0) ? urlDecoded(raw0) : raw0;
     for (const raw of text.split(/[^A-Za-z0-9_.@+/=~-]+/)) {
       const token = raw.replace(/^[.\-/=~]+|[.\-/]+$/g, '');
       if (token.length >= 3 && !NOISE.test(token)) out.add(token);
@@ -64,6 +66,15 @@ export function tokensOf(value: unknown): Set<string> {
   };
   walk(value, 0);
   return out;
+}
+
+/** `s` URL-decoded; an undecodable escape reads as a space. */
+export function urlDecoded(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s.replace(/%[0-9A-Fa-f]{2}/g, ' ');
+  }
 }
 
 /**

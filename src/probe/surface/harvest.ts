@@ -5,6 +5,7 @@
  * resources. A value the request itself sent, as it is, is an echo and never a handle.
  */
 import { jsonIn } from '../evidence/echo.js';
+import { urlDecoded } from '../evidence/markers.js';
 
 /** A value an answer handed out, and where it sat. */
 export interface Found {
@@ -76,11 +77,20 @@ export function harvest(result: unknown, request: unknown, round = 0): Found[] {
       add(item['resource']['uri'], `link${i}`, 'link', 'uri');
   });
   content.forEach((item, i) => {
-    const text = isRecord(item) && typeof item['text'] === 'string' ? item['text'] : undefined;
+    // A text item, a resource's contents, or an embedded resource's text.
+    const text = !isRecord(item)
+      ? undefined
+      : typeof item['text'] === 'string'
+        ? item['text']
+        : isRecord(item['resource']) && typeof item['resource']['text'] === 'string'
+          ? item['resource']['text']
+          : undefined;
     if (text === undefined) return;
-    jsonIn(text).forEach((parsed, j) => leaves(parsed, `text${i}:json${j}`, 'json'));
+    // URL-encoded text (a link carrying the answer in its query) is read decoded.
+    const plain = /%[0-9A-Fa-f]{2}/.test(text) ? urlDecoded(text) : text;
+    jsonIn(plain).forEach((parsed, j) => leaves(parsed, `text${i}:json${j}`, 'json'));
     let ordinal = 0;
-    for (const match of text.matchAll(PROSE_TOKEN)) {
+    for (const match of plain.matchAll(PROSE_TOKEN)) {
       const token = match[0].replace(/[.:]+$/, '');
       if (!idLike(token) || requestText.includes(token)) continue;
       add(token, `text${i}:token${ordinal++}`, 'prose');
