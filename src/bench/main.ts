@@ -18,6 +18,7 @@ import { httpScanSuite } from './suites/http-scan.js';
 import { mcpRoundTripSuite } from './suites/mcp-roundtrip.js';
 import { redisLedgerSuite } from './suites/redis-ledger.js';
 import { requestStateSuite } from './suites/request-state.js';
+import { scanTimeSuite } from './suites/scan-time.js';
 
 /** Every suite, in run order. Add new suites here. */
 const SUITES: readonly BenchSuite[] = [
@@ -26,6 +27,7 @@ const SUITES: readonly BenchSuite[] = [
   redisLedgerSuite,
   httpScanSuite,
   mcpRoundTripSuite,
+  scanTimeSuite,
 ];
 
 async function main(argv: readonly string[]): Promise<number> {
