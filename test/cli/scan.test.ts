@@ -2,8 +2,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { quote } from 'shell-quote';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SCAN_OPTIONS } from '../../src/cli/scan-args.js';
+import { foreignStdioCommand, foreignTwin } from '../../src/fixture/foreign/index.js';
 import { PROBES } from '../../src/probe/registry.js';
 import type { RunReport } from '../../src/probe/types.js';
 import { CLI_MAIN as MAIN, runCli } from '../helpers/cli.js';
@@ -47,6 +49,26 @@ describe('stateguard scan usage', () => {
       "unknown --http-connection 'pooled'",
     ],
     [['--stdio', 'x', '--http-connection', 'fresh'], '--http-connection applies only to --http'],
+    [
+      ['--http', 'http://127.0.0.1:1/mcp', '--identity-header', 'X-Api-Key: secret'],
+      "--identity-header takes 'Name: value' with {identity} in the value",
+    ],
+    [
+      ['--http', 'http://127.0.0.1:1/mcp', '--identity-header', 'no colon {identity}'],
+      "--identity-header takes 'Name: value' with {identity} in the value",
+    ],
+    [
+      ['--stdio', 'x', '--identity-header', 'X-Api-Key: {identity}'],
+      '--identity-header applies to --http targets only',
+    ],
+    [
+      ['--http', 'http://127.0.0.1:1/mcp', '--identity-env', 'API_KEY'],
+      '--identity-env applies to --stdio targets only',
+    ],
+    [
+      ['--stdio', 'x', '--identity-env', 'not a name'],
+      '--identity-env takes an environment variable name',
+    ],
   ])('rejects %j with a one-line error, the help hint and exit 2', async (args, message) => {
     const run = await runCli(['scan', ...args]);
     expect(run.code).toBe(2);
@@ -163,4 +185,45 @@ describe('stateguard scan exit codes and reports', () => {
       PROBES.length,
     );
   });
+});
+
+describe('identities the way real servers take them, through the CLI', () => {
+  it('scans a server that takes an X-Api-Key header, and one that reads its key from the environment', async () => {
+    const twin = foreignTwin('drafts');
+    if (twin === undefined) throw new Error('no drafts twin');
+    const http = await twin.startHttp('flawed');
+    try {
+      const run = await runCli([
+        'scan',
+        '--http',
+        http.url,
+        '--identity-header',
+        'X-Api-Key: {identity}',
+        '--probe',
+        'handle/cross-principal',
+        '--format',
+        'json',
+        '--quiet',
+      ]);
+      expect(run.code).toBe(1);
+      expect(JSON.parse(run.stdout).probes[0].verdict).toBe('confirmed');
+    } finally {
+      await http.close();
+    }
+    const { command, args } = foreignStdioCommand('drafts', 'fixed');
+    const run = await runCli([
+      'scan',
+      '--stdio',
+      quote([command, ...args]),
+      '--identity-env',
+      'DRAFTS_API_KEY',
+      '--probe',
+      'handle/cross-principal',
+      '--format',
+      'json',
+      '--quiet',
+    ]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).probes[0].verdict).toBe('refuted');
+  }, 60_000);
 });
