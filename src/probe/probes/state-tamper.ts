@@ -24,9 +24,9 @@ The probe takes a flow discovery found (a non-destructive tool, a prompt or a re
 \`input_required\` with a \`requestState\`). It decodes the blob where it can (raw JSON, base64url
 or base64 JSON, \`body.signature\`, JWS) and changes one security-relevant field per try —
 principal to a canary, role to admin, an approval flipped, amounts ×1000, expiry +10^7, a target id
-to a canary — leaving any signature exactly as issued; an
-opaque blob gets characters changed at several offsets, each checked to change the decoded bytes
-(a low-bit flip of the last base64 character changes nothing and would prove nothing). Every try
+to a canary — leaving any signature exactly as issued; an opaque blob gets characters changed at
+several offsets, each checked to change the decoded bytes (a low-bit flip of the last base64
+character changes nothing and would prove nothing). Every try
 starts from a fresh round 1, so a single-use state cannot pass for a rejected one.
 
 Controls: the untouched retry is accepted (answered in the spec's shape, then the bare shape,
