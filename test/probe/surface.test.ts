@@ -3,8 +3,9 @@ import {
   argumentsFor,
   callableTools,
   destructiveReason,
-  handlePairs,
-  mintedValue,
+  isReferenceName,
+  pathKey,
+  slotsOf,
   valueFor,
 } from '../../src/probe/surface/schema.js';
 import type { ToolInfo } from '../../src/probe/types.js';
@@ -103,39 +104,38 @@ describe('arguments from a JSON Schema', () => {
   });
 });
 
-describe('handles', () => {
-  const wsArg = {
+describe('parameters and nested arguments', () => {
+  const opts = { canary: 'sg-c-0123456789abcdef', boolean: false };
+  const schema = {
     type: 'object',
-    properties: { workspace_id: { type: 'string' } },
-    required: ['workspace_id'],
+    properties: {
+      lookup: {
+        type: 'object',
+        properties: { bookingCode: { type: 'string' }, note: { type: 'string' } },
+        required: ['bookingCode'],
+      },
+      seat: { type: 'object', properties: { row: { type: 'integer', minimum: 1 } } },
+      cabin: { type: 'string', enum: ['economy', 'business'] },
+    },
+    required: ['lookup', 'cabin'],
   };
-  const tools = [
-    tool('open_workspace', {
-      inputSchema: { type: 'object', properties: { label: { type: 'string' } } },
-    }),
-    tool('export_workspace', { inputSchema: wsArg }),
-    tool('read_workspace', { inputSchema: wsArg, annotations: { readOnlyHint: true } }),
-    tool('get_weather', {
-      inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
-    }),
-  ];
 
-  it('pair a minter with its consumers, read-only consumers first', () => {
-    const pairs = handlePairs(tools).map((p) => `${p.minter.name}→${p.consumer.name}`);
-    expect(pairs).toEqual(['open_workspace→read_workspace', 'open_workspace→export_workspace']);
+  it('are every string parameter at any depth, required or not, enums aside', () => {
+    expect(slotsOf(schema).map((s) => [s.path.join('.'), s.required])).toEqual([
+      ['lookup.bookingCode', true],
+      ['lookup.note', false],
+    ]);
   });
 
-  it('are found in structured content or JSON text, by key or by a bare id', () => {
-    const minter = tools[0]!;
-    expect(
-      mintedValue({ structuredContent: { workspace_id: 'ws-9' } }, 'workspace_id', minter),
-    ).toBe('ws-9');
-    const text = { content: [{ type: 'text', text: JSON.stringify({ workspaceId: 'ws-8' }) }] };
-    expect(mintedValue(text, 'workspace_id', minter)).toBe('ws-8');
-    expect(mintedValue({ structuredContent: { id: 'ws-7' } }, 'workspace_id', minter)).toBe('ws-7');
-    expect(mintedValue({ structuredContent: { id: 'x' } }, 'basket_id', minter)).toBeUndefined();
-    expect(
-      mintedValue({ content: [{ type: 'text', text: 'opened ws-1' }] }, 'workspace_id', minter),
-    ).toBeUndefined();
+  it('take a value by path, deep inside the object they belong to', () => {
+    const args = argumentsFor(schema, opts, { [pathKey(['lookup', 'bookingCode'])]: 'TRV-1' });
+    expect(args).toMatchObject({ lookup: { bookingCode: 'TRV-1' }, cabin: 'economy' });
+  });
+
+  it('name a reference whatever the case convention', () => {
+    for (const name of ['workspace_id', 'bookingCode', 'sessionToken', 'apiKey', 'caseNumber'])
+      expect(isReferenceName(name), name).toBe(true);
+    for (const name of ['label', 'subject', 'title', 'notes'])
+      expect(isReferenceName(name)).toBe(false);
   });
 });

@@ -95,12 +95,22 @@ export function objectShape(schema: unknown): {
   return { props, required: req.filter((r): r is string => typeof r === 'string') };
 }
 
-const HANDLE_NAME = /(?:^id$|_?id$|Id$|ID$|handle$|_?ref$|_?key$|token$|_?session$)/;
+// The last word of a parameter that names a reference to something minted elsewhere.
+const REFERENCE_WORDS = new Set(
+  'id ids handle ref reference key token code number no uri url which slug session cursor'.split(
+    ' ',
+  ),
+);
+
+/** Whether a parameter's name (any case convention) says it refers to something: `bookingCode`, `ws_id`. */
+export function isReferenceName(name: string): boolean {
+  return REFERENCE_WORDS.has(wordsOf(name).pop() ?? '');
+}
 
 /** Whether an input property looks like it takes a handle another tool minted. */
 export function isHandleProperty(name: string, schema: Schema): boolean {
   const type = schema['type'];
-  return (type === undefined || type === 'string') && HANDLE_NAME.test(name);
+  return (type === undefined || type === 'string') && isReferenceName(name);
 }
 
 /** Options of {@link valueFor}. */
@@ -241,101 +251,4 @@ export function slotsOf(schema: unknown, path: string[] = [], required = true): 
     }
   }
   return out;
-}
-
-/** The handle-like properties a tool requires. */
-export function requiredHandles(tool: ToolInfo): string[] {
-  const { props, required } = objectShape(tool.inputSchema);
-  return required.filter((n) => props[n] !== undefined && isHandleProperty(n, props[n] as Schema));
-}
-
-const MINTING = /^(create|open|new|start|begin|mint|make|init|initialize|register|add|allocate)$/;
-
-/**
- * Tools that might mint a value for `property`, best first: tools that need no handle themselves,
- * whose name shares a word with the property (`open_workspace` for `workspace_id`), or whose name
- * starts with a minting verb.
- */
-export function mintersFor(property: string, tools: readonly ToolInfo[]): ToolInfo[] {
-  const nouns = wordsOf(property).filter((w) => !['id', 'handle', 'ref', 'key'].includes(w));
-  const score = (t: ToolInfo): number => {
-    const words = wordsOf(t.name);
-    return (
-      (nouns.some((n) => words.includes(n)) ? 2 : 0) + (words.some((w) => MINTING.test(w)) ? 1 : 0)
-    );
-  };
-  return tools
-    .filter((t) => requiredHandles(t).length === 0 && score(t) > 0)
-    .sort((a, b) => score(b) - score(a));
-}
-
-/** A tool's answer as a JSON object: `structuredContent`, or JSON in its first text content. */
-export function answerObject(result: Record<string, unknown>): Record<string, unknown> | undefined {
-  if (isRecord(result['structuredContent'])) return result['structuredContent'];
-  const content = Array.isArray(result['content']) ? result['content'] : [];
-  for (const item of content) {
-    if (!isRecord(item) || typeof item['text'] !== 'string') continue;
-    try {
-      const parsed: unknown = JSON.parse(item['text']);
-      if (isRecord(parsed)) return parsed;
-    } catch {
-      // Prose, not JSON.
-    }
-  }
-  return undefined;
-}
-
-const norm = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]/g, '');
-
-/**
- * The value a minting answer offers for a consumer's `property`: the same key (`workspace_id`,
- * `workspaceId`), or a bare `id`/`handle` key when the minter's name shares the property's noun.
- */
-export function mintedValue(
-  answer: Record<string, unknown>,
-  property: string,
-  minter: ToolInfo,
-): string | undefined {
-  const obj = answerObject(answer);
-  if (obj === undefined) return undefined;
-  const strings = Object.entries(obj).filter(
-    (e): e is [string, string] => typeof e[1] === 'string' && e[1].length > 0,
-  );
-  const exact = strings.find(([k]) => norm(k) === norm(property));
-  if (exact !== undefined) return exact[1];
-  const nouns = wordsOf(property).filter((w) => !['id', 'handle'].includes(w));
-  if (nouns.some((n) => wordsOf(minter.name).includes(n))) {
-    return strings.find(([k]) => ['id', 'handle'].includes(norm(k)))?.[1];
-  }
-  return undefined;
-}
-
-/** A tool that may mint a value, and a tool that takes it back in `property`. */
-export interface HandlePair {
-  readonly minter: ToolInfo;
-  readonly consumer: ToolInfo;
-  readonly property: string;
-}
-
-/**
- * Every plausible minter → consumer pair, best first: read-only consumers (the cheapest to ask
- * "whose is this?"), then by the minter's rank for the property.
- */
-export function handlePairs(tools: readonly ToolInfo[]): HandlePair[] {
-  const pairs: [number, HandlePair][] = [];
-  for (const consumer of tools) {
-    const { props } = objectShape(consumer.inputSchema);
-    for (const [property, schema] of Object.entries(props)) {
-      if (!isHandleProperty(property, schema)) continue;
-      const minters = mintersFor(
-        property,
-        tools.filter((t) => t !== consumer),
-      );
-      minters.forEach((minter, rank) => {
-        const readOnly = consumer.annotations?.['readOnlyHint'] === true ? 0 : 10;
-        pairs.push([readOnly + rank, { minter, consumer, property }]);
-      });
-    }
-  }
-  return pairs.sort((a, b) => a[0] - b[0]).map(([, pair]) => pair);
 }

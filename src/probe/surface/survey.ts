@@ -10,7 +10,15 @@
 import type { ProbeContext } from '../define.js';
 import { ask, callThrough, describe, readOutcome, toolCall, type Call } from '../trials/rounds.js';
 import { makeCanary } from '../evidence/markers.js';
-import { argumentsFor, callableTools, objectShape, slotsOf, wordsOf, type Slot } from './schema.js';
+import {
+  argumentsFor,
+  callableTools,
+  isReferenceName,
+  objectShape,
+  slotsOf,
+  wordsOf,
+  type Slot,
+} from './schema.js';
 import type { Exchange, PromptInfo, ToolInfo } from '../types.js';
 import { harvestRounds, type Found } from './harvest.js';
 import { isRiskyParameter } from './tool-risk.js';
@@ -44,9 +52,6 @@ const GENERIC = new Set(
 );
 const nouns = (text: string): string[] =>
   wordsOf(text).filter((w) => w.length > 1 && !GENERIC.has(w));
-// The last word of a parameter that names a reference to something.
-const REFERENCE_WORD =
-  /^(?:id|ids|handle|ref|reference|key|token|code|number|no|uri|url|which|slug|session|cursor)$/;
 
 /** How well `offer` fits `slot`, or `undefined` when the schema rules it out. */
 export function fitScore(slot: Slot, offer: Offer): number | undefined {
@@ -71,8 +76,8 @@ export function fitScore(slot: Slot, offer: Offer): number | undefined {
   const minterWords = new Set(nouns(offer.minter.name));
   score += Math.min(8, 4 * slotWords.filter((w) => keyWords.has(w)).length);
   score += Math.min(2, 2 * slotWords.filter((w) => minterWords.has(w) && !keyWords.has(w)).length);
-  const last = wordsOf(slot.path[slot.path.length - 1] ?? '').pop() ?? '';
-  if (REFERENCE_WORD.test(last) || typeof s['pattern'] === 'string') score += 2;
+  if (isReferenceName(slot.path[slot.path.length - 1] ?? '') || typeof s['pattern'] === 'string')
+    score += 2;
   if (offer.found.kind === 'structured' || offer.found.kind === 'json') score += 1;
   if (/\d/.test(value)) score += 1;
   if (offer.found.kind === 'link' && !isUri) score -= 1;
