@@ -42,6 +42,10 @@ const FORMS: Record<
     form: 'a multi-round consumer naming the owner only at completion',
     handle: 'openCase → escalateCase.caseNumber',
   },
+  notebook: {
+    form: 'a lookup that answers a miss as a success, under a parameter named `name`',
+    handle: 'jot → peek.name',
+  },
   'ledger-raw': {
     form: 'JSON in text from a hand-rolled server without the niceties',
     handle: 'new_ledger → ledger_balance.ledger',

@@ -8,8 +8,16 @@
  * survey's call budget, and what was tried is kept for the report.
  */
 import type { ProbeContext } from '../define.js';
-import { ask, callThrough, describe, readOutcome, toolCall, type Call } from '../trials/rounds.js';
-import { makeCanary } from '../evidence/markers.js';
+import {
+  ask,
+  callThrough,
+  describe,
+  readOutcome,
+  resultOf,
+  toolCall,
+  type Call,
+} from '../trials/rounds.js';
+import { makeCanary, shows } from '../evidence/markers.js';
 import {
   argumentsFor,
   callableTools,
@@ -42,6 +50,8 @@ const MAX_PROMPTS = 3;
 interface Offer {
   readonly found: Found;
   readonly minter: ToolInfo;
+  /** The canary planted in the minting call: an answer that shows it is about the minted object. */
+  readonly canary?: string;
 }
 
 // Words that say nothing about what a value is.
@@ -126,7 +136,7 @@ export async function survey(ctx: ProbeContext): Promise<SurfaceMap> {
     if (first.reading !== 'refused')
       for (const found of harvestRounds(answers, sent))
         // The caller's own name is never a handle, however the server spells it back.
-        if (ctx.identityOf(found.value) === undefined) offers.push({ found, minter: tool });
+        if (ctx.identityOf(found.value) === undefined) offers.push({ found, minter: tool, canary });
     tried.push(`${tool.name} (${first.reading})`);
   }
 
@@ -143,13 +153,17 @@ export async function survey(ctx: ProbeContext): Promise<SurfaceMap> {
       for (const offer of offers) {
         if (offer.minter === tool) continue;
         const score = fitScore(slot, offer);
-        // A tool that took placeholders is offered values only where the names hint at a handle.
-        if (score === undefined || (!strict && score < 4)) continue;
+        if (score === undefined) continue;
         ranked.push({ slot, offer, score });
       }
     }
     ranked.sort((a, b) => b.score - a.score);
-    for (const { slot, offer } of ranked.slice(0, TRIES_PER_CONSUMER)) {
+    // A tool that took placeholders (a lookup that answers "nothing there" as a success) is offered
+    // values where the names hint at a handle, and else its best fit once, which counts only when
+    // the answer is about the minted object (it shows what the minting call planted).
+    const hinted = ranked.filter((r) => strict || r.score >= 4);
+    const tries = (hinted.length > 0 ? hinted : ranked.slice(0, 1)).slice(0, TRIES_PER_CONSUMER);
+    for (const { slot, offer, score } of tries) {
       const consumer = { kind: 'tool' as const, tool, path: slot.path };
       const call = consumerCall(consumer, offer.found.value, makeCanary('survey'));
       const label = `survey: ${tool.name}.${slot.path.join('.')} offered ${offer.minter.name}'s value`;
@@ -157,6 +171,9 @@ export async function survey(ctx: ProbeContext): Promise<SurfaceMap> {
       if (spent(first.exchange)) return done();
       failed(`${tool.name}.${slot.path.join('.')}`, first.exchange);
       if (first.reading === 'refused' || first.reading === 'failure') continue;
+      const weak = !strict && score < 4;
+      if (weak && !(offer.canary !== undefined && shows(resultOf(first.exchange), offer.canary)))
+        continue;
       const recipe: HandleRecipe = {
         minter: offer.minter,
         found: offer.found,
