@@ -139,3 +139,24 @@ describe('parameters and nested arguments', () => {
       expect(isReferenceName(name)).toBe(false);
   });
 });
+
+describe('answers to a question', () => {
+  it('pick the choice that reads "yes", over the first one and over a default', () => {
+    const yes = { canary: 'c', boolean: true };
+    expect(valueFor({ type: 'string', enum: ['cancel', 'Proceed'], default: 'cancel' }, yes)).toBe(
+      'Proceed',
+    );
+    const titled = {
+      type: 'string',
+      oneOf: [
+        { const: 'no', title: 'Stop' },
+        { const: 'yes', title: 'Go ahead' },
+      ],
+    };
+    expect(valueFor(titled, yes)).toBe('yes');
+    // Building arguments (not answering), the first choice stands.
+    expect(
+      valueFor({ type: 'string', enum: ['cancel', 'proceed'] }, { ...yes, boolean: false }),
+    ).toBe('cancel');
+  });
+});

@@ -117,7 +117,10 @@ export function isHandleProperty(name: string, schema: Schema): boolean {
 export interface ValueOptions {
   /** Put in every free-form string (truncated to `maxLength`). */
   readonly canary: string;
-  /** What a boolean without a default or const becomes (true when answering a "yes?" question). */
+  /**
+   * What a boolean without a default or const becomes (true when answering a "yes?" question); when
+   * true, an enum also picks its affirmative choice (`yes`, `confirm`, `proceed`, …) if it has one.
+   */
   readonly boolean: boolean;
 }
 
@@ -131,7 +134,31 @@ export const PATH_SEP = '\u0000';
 /** The {@link Fill} key of a property path. */
 export const pathKey = (path: readonly string[]): string => path.join(PATH_SEP);
 
-/** A type-correct value for a JSON Schema, planting the canary in free-form strings. */
+const AFFIRMATIVE = new Set(
+  'yes y ok okay accept accepted approve approved confirm confirmed proceed continue allow allowed go true'.split(
+    ' ',
+  ),
+);
+/** Whether an enum value reads as "yes" (`Yes`, `confirm`, `PROCEED`). */
+const isAffirmative = (v: unknown): boolean =>
+  typeof v === 'string' && AFFIRMATIVE.has(v.trim().toLowerCase());
+
+/** The "yes" of an enum or of a titled single-select (`oneOf: [{ const, title }]`), if any. */
+function affirmativeChoice(schema: Schema): unknown {
+  if (Array.isArray(schema['enum'])) return schema['enum'].find(isAffirmative);
+  for (const key of ['oneOf', 'anyOf']) {
+    const alts = schema[key];
+    if (!Array.isArray(alts)) continue;
+    const yes = alts.find((a) => isRecord(a) && 'const' in a && isAffirmative(a['const']));
+    if (isRecord(yes)) return yes['const'];
+  }
+  return undefined;
+}
+
+/**
+ * A type-correct value for a JSON Schema, planting the canary in free-form strings. With
+ * `boolean: true` (answering a question), a choice reads "yes" where the choices allow it.
+ */
 export function valueFor(
   schema: unknown,
   options: ValueOptions,
@@ -141,6 +168,9 @@ export function valueFor(
 ): unknown {
   if (!isRecord(schema) || depth > 8) return options.canary;
   if ('const' in schema) return schema['const'];
+  // Answering a question: a choice that reads "yes" wins over the first one and over a default.
+  const yes = options.boolean ? affirmativeChoice(schema) : undefined;
+  if (yes !== undefined) return yes;
   if ('default' in schema && schema['default'] !== undefined) return schema['default'];
   if (Array.isArray(schema['enum']) && schema['enum'].length > 0) return schema['enum'][0];
   for (const key of ['anyOf', 'oneOf', 'allOf']) {
