@@ -46,6 +46,10 @@ const FORMS: Record<
     form: 'a lookup that answers a miss as a success, under a parameter named `name`',
     handle: 'jot → peek.name',
   },
+  tickets: {
+    form: 'an integer id, sent back as a number',
+    handle: 'file_ticket → show_ticket.id',
+  },
   'ledger-raw': {
     form: 'JSON in text from a hand-rolled server without the niceties',
     handle: 'new_ledger → ledger_balance.ledger',

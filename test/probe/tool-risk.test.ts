@@ -27,6 +27,9 @@ describe('riskReason', () => {
     tool('notes', 'Read a file from disk.'),
     tool('notes', 'Returns notes.', ['filePath']),
     tool('hook', 'Calls back.', ['callback_url']),
+    tool('read_file', 'Returns something.'),
+    tool('file_info', 'Returns something.'),
+    tool('file', 'Returns something.'),
   ])('leaves %j alone', (t) => {
     expect(riskReason(t)).toBeDefined();
   });
@@ -43,6 +46,9 @@ describe('riskReason', () => {
       riskReason(tool('read_workspace', 'Read a workspace.', ['workspace_id'])),
     ).toBeUndefined();
     expect(riskReason(tool('echo', 'Echoes its arguments.', ['text']))).toBeUndefined();
+    // "file" leading a name is the verb: to file a ticket touches no file.
+    expect(riskReason(tool('file_ticket', 'File a ticket.', ['summary']))).toBeUndefined();
+    expect(riskReason(tool('fileClaim', 'File a claim.', ['summary']))).toBeUndefined();
   });
 
   it('still names a destructive tool as destructive', () => {

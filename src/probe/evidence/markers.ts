@@ -94,7 +94,10 @@ export function distinctTokens(
     (t) =>
       rest.every((set) => set.has(t)) &&
       others.every((set) => !set.has(t)) &&
-      !exclude.some((x) => x.length > 0 && (t.includes(x) || x.includes(t))),
+      // A short exclusion (an integer id such as 17) must not wipe out every token holding its digits.
+      !exclude.some((x) =>
+        x.length >= 6 ? t.includes(x) || x.includes(t) : x.length > 0 && t === x,
+      ),
   );
 }
 

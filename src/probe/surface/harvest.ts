@@ -6,6 +6,7 @@
  */
 import { jsonIn } from '../evidence/echo.js';
 import { urlDecoded } from '../evidence/markers.js';
+import { isReferenceName } from './schema.js';
 
 /** A value an answer handed out, and where it sat. */
 export interface Found {
@@ -18,6 +19,8 @@ export interface Found {
    */
   readonly where: string;
   readonly kind: 'structured' | 'json' | 'prose' | 'link';
+  /** An integer id (`{"ticket": {"id": 17}}`), sent back as a number where a parameter takes one. */
+  readonly numeric?: true;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
@@ -52,9 +55,26 @@ export function harvest(result: unknown, request: unknown, round = 0): Found[] {
     seen.add(value);
     out.push({ value, where: `r${round}:${where}`, kind, ...(key === undefined ? {} : { key }) });
   };
+  // A number is a handle only where its key says it refers to something (`id`, `ticketNumber`):
+  // counts, amounts and times are numbers too.
+  const addNumber = (n: number, where: string, kind: Found['kind'], key: string): void => {
+    const value = String(n);
+    // Carried only if the request sent this very number (or its digits as a string) as a value.
+    if (out.length >= MAX_FOUND || seen.has(value) || leavesOf(request).includes(value)) return;
+    seen.add(value);
+    out.push({ value, where: `r${round}:${where}`, kind, key, numeric: true });
+  };
   const leaves = (v: unknown, where: string, kind: Found['kind'], key?: string, depth = 0) => {
     if (depth > 16) return;
     if (typeof v === 'string') add(v, where, kind, key);
+    else if (
+      typeof v === 'number' &&
+      Number.isSafeInteger(v) &&
+      v > 0 &&
+      key !== undefined &&
+      isReferenceName(key)
+    )
+      addNumber(v, where, kind, key);
     else if (Array.isArray(v))
       v.forEach((item, i) => leaves(item, `${where}.${i}`, kind, key, depth + 1));
     else if (isRecord(v))
@@ -108,6 +128,19 @@ function carried(value: string, request: unknown, requestText: string): boolean 
   return (
     requestText.includes(JSON.stringify(value).slice(1, -1)) && stringsOf(request).includes(value)
   );
+}
+
+/** Every string and number a value holds, numbers as their decimal text. */
+function leavesOf(v: unknown): string[] {
+  const out: string[] = [];
+  const walk = (x: unknown, depth: number): void => {
+    if (depth > 16 || out.length > 256) return;
+    if (typeof x === 'string' || typeof x === 'number') out.push(String(x));
+    else if (Array.isArray(x)) for (const item of x) walk(item, depth + 1);
+    else if (isRecord(x)) for (const item of Object.values(x)) walk(item, depth + 1);
+  };
+  walk(v, 0);
+  return out;
 }
 
 function stringsOf(v: unknown, depth = 0, out: string[] = []): string[] {

@@ -13,7 +13,13 @@ import { findLike, type Found } from './harvest.js';
 
 /** Where a minted value goes back in. */
 export type Consumer =
-  | { readonly kind: 'tool'; readonly tool: ToolInfo; readonly path: readonly string[] }
+  | {
+      readonly kind: 'tool';
+      readonly tool: ToolInfo;
+      readonly path: readonly string[];
+      /** The parameter is a number: the handle (an integer id) goes as a number. */
+      readonly numeric?: true;
+    }
   | {
       readonly kind: 'resource';
       /** A URI template (`snippet://{id}`) whose variables the value fills; absent: the value is the URI. */
@@ -80,7 +86,7 @@ export function consumerCall(consumer: Consumer, handle: string, canary: string)
   const args = argumentsFor(
     consumer.tool.inputSchema,
     { canary, boolean: false },
-    { [pathKey(consumer.path)]: handle },
+    { [pathKey(consumer.path)]: consumer.numeric === true ? Number(handle) : handle },
   );
   return toolCall(consumer.tool.name, args);
 }

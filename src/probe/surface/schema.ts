@@ -258,9 +258,11 @@ export interface Slot {
   readonly schema: Schema;
   /** Required at every level of its path. */
   readonly required: boolean;
+  /** An integer or number parameter: it takes only numeric ids, sent as numbers. */
+  readonly numeric?: true;
 }
 
-/** Every string-typed parameter of an input schema, nested objects included (depth ≤ 4). */
+/** Every string or number parameter of an input schema, nested objects included (depth ≤ 4). */
 export function slotsOf(schema: unknown, path: string[] = [], required = true): Slot[] {
   if (path.length > 4) return [];
   const { props, required: req } = objectShape(schema);
@@ -278,6 +280,8 @@ export function slotsOf(schema: unknown, path: string[] = [], required = true): 
       !('const' in prop)
     ) {
       out.push({ path: here, schema: prop, required: isRequired });
+    } else if ((type === 'integer' || type === 'number') && !('enum' in prop)) {
+      out.push({ path: here, schema: prop, required: isRequired, numeric: true });
     }
   }
   return out;

@@ -67,6 +67,12 @@ const nouns = (text: string): string[] =>
 export function fitScore(slot: Slot, offer: Offer): number | undefined {
   const s = slot.schema;
   const value = offer.found.value;
+  if (slot.numeric === true && offer.found.numeric !== true) return undefined;
+  if (slot.numeric === true) {
+    const n = Number(value);
+    if (typeof s['minimum'] === 'number' && n < s['minimum']) return undefined;
+    if (typeof s['maximum'] === 'number' && n > s['maximum']) return undefined;
+  }
   if (typeof s['maxLength'] === 'number' && value.length > s['maxLength']) return undefined;
   if (typeof s['minLength'] === 'number' && value.length < s['minLength']) return undefined;
   let score = 0;
@@ -164,7 +170,12 @@ export async function survey(ctx: ProbeContext): Promise<SurfaceMap> {
     const hinted = ranked.filter((r) => strict || r.score >= 4);
     const tries = (hinted.length > 0 ? hinted : ranked.slice(0, 1)).slice(0, TRIES_PER_CONSUMER);
     for (const { slot, offer, score } of tries) {
-      const consumer = { kind: 'tool' as const, tool, path: slot.path };
+      const consumer = {
+        kind: 'tool' as const,
+        tool,
+        path: slot.path,
+        ...(slot.numeric === true ? { numeric: true as const } : {}),
+      };
       const call = consumerCall(consumer, offer.found.value, makeCanary('survey'));
       const label = `survey: ${tool.name}.${slot.path.join('.')} offered ${offer.minter.name}'s value`;
       const first = await ask(ctx, call, 'A', label);
@@ -181,7 +192,7 @@ export async function survey(ctx: ProbeContext): Promise<SurfaceMap> {
         checked: strict,
       };
       handles.push(recipe);
-      if (first.asked?.state !== undefined) flows.push(toolFlow(tool, recipe, slot.path));
+      if (first.asked?.state !== undefined) flows.push(toolFlow(tool, recipe));
       break;
     }
   }
@@ -277,15 +288,16 @@ function orderFlows(flows: FlowRecipe[]): FlowRecipe[] {
   return sorted.filter((f, i) => sorted.findIndex((g) => g.subject === f.subject) === i);
 }
 
-function toolFlow(tool: ToolInfo, needs?: HandleRecipe, path?: readonly string[]): FlowRecipe {
+/** A tool that asks for input; `needs` is the handle it takes (its consumer is this tool). */
+function toolFlow(tool: ToolInfo, needs?: HandleRecipe): FlowRecipe {
   return {
     subject: tool.name,
     tool,
     readOnly: tool.annotations?.['readOnlyHint'] === true,
     ...(needs === undefined ? {} : { needs }),
     build: (canary, handle) =>
-      needs !== undefined && handle !== undefined && path !== undefined
-        ? consumerCall({ kind: 'tool', tool, path }, handle, canary)
+      needs !== undefined && handle !== undefined
+        ? consumerCall(needs.consumer, handle, canary)
         : toolCall(tool.name, argumentsFor(tool.inputSchema, { canary, boolean: false })),
   };
 }

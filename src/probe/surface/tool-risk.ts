@@ -88,12 +88,29 @@ function negated(text: string, at: number): boolean {
   return before.some((w) => NEGATIONS.has(w));
 }
 
+// Nouns a name puts after "file" when it means the thing on disk (`file_info`, `file_read`).
+const FILE_NOUN_FOLLOWERS = new Set(
+  'read write open list info stat upload download path paths name names contents content search'.split(
+    ' ',
+  ),
+);
+
+/**
+ * "file" leading a name and followed by something else is the verb (`file_ticket`, `fileClaim`):
+ * to file a ticket touches no file. It still counts where the next word keeps it a noun.
+ */
+function fileAsVerb(words: readonly string[], i: number): boolean {
+  const next = words[i + 1];
+  return words[i] === 'file' && i === 0 && next !== undefined && !FILE_NOUN_FOLLOWERS.has(next);
+}
+
 /**
  * Why a tool counts as running, evaluating, querying, fetching or touching files, or `undefined`.
  * Destructiveness is {@link destructiveReason}'s; {@link riskReason} asks both.
  */
 export function executionReason(tool: ToolInfo): string | undefined {
-  const inName = wordsOf(tool.name).find((w) => RISKY_NAME_WORDS.has(w));
+  const words = wordsOf(tool.name);
+  const inName = words.find((w, i) => RISKY_NAME_WORDS.has(w) && !fileAsVerb(words, i));
   if (inName !== undefined) return `its name says "${inName}"`;
   const description = (tool.description ?? '').toLowerCase();
   for (const phrase of RISKY_PHRASES) {
