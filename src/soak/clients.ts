@@ -40,6 +40,8 @@ export interface FlowRecord {
   transportErrors: number;
   /** Its final round was sent twice at once: to the same instance, or to two. */
   replay?: 'same' | 'other';
+  /** The fault active when a flow that did not complete ended ('' for none). */
+  endedDuring?: string;
   /** What goes wrong, for `unexpected`. */
   detail?: string;
 }
@@ -234,17 +236,20 @@ export async function createLoad(options: LoadOptions): Promise<Load> {
       let answer: Answer | undefined;
       for (let attempt = 0; attempt <= options.retries; attempt += 1) {
         const answers = await timed(client, phase, params, attempt === 0 ? pins : [undefined]);
-        // Of a replayed pair, the copy that went through speaks for the flow.
+        // Of a replayed pair, the worst copy speaks for the flow (a copy left unanswered makes it
+        // lost, a wrong answer unexpected), else the copy that went through; double effects are
+        // counted from the journals, whatever the client saw.
         answer =
-          answers.find((a) => a.kind === 'result') ??
-          answers.find((a) => a.kind === 'unexpected') ??
-          answers.find((a) => a.kind === 'refused') ??
           answers.find((a) => a.kind === 'timeout') ??
+          answers.find((a) => a.kind === 'unexpected') ??
+          answers.find((a) => a.kind === 'result') ??
+          answers.find((a) => a.kind === 'refused') ??
           answers[0];
         if (answer?.kind !== 'transport') break;
         record.transportErrors += 1;
         await new Promise((resolve) => setTimeout(resolve, 100 * (attempt + 1)));
       }
+      if (answer?.kind !== 'result') record.endedDuring = options.activeFault();
       if (answer === undefined || answer.kind === 'transport') {
         record.status = 'transport';
         return;

@@ -265,12 +265,16 @@ export function renderReport(report: SoakReport): string {
   out.push(
     'faults (each followed by a quiet gap, then late replays of final rounds used before it)',
   );
+  const guardedFlows = report.runs.find((r) => r.guarded)?.flows ?? [];
+  const refusedIn = (kind: string) =>
+    String(guardedFlows.filter((f) => f.endedDuring === kind && f.status === 'refused').length);
   out.push(
     table(
-      ['fault', 'what was done', 'late replays', 'accepted'],
+      ['fault', 'what was done', 'flows refused in it', 'late replays', 'accepted'],
       report.faults.map((f) => [
         f.kind,
         f.note,
+        refusedIn(f.kind),
         String(Object.values(f.late).reduce((a, b) => a + b, 0)),
         String(f.late.result),
       ]),
