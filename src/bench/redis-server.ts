@@ -23,6 +23,10 @@ export interface RedisServer {
   readonly url: string;
   /** SIGKILL the server and wait (bounded) for it to exit. Safe to call twice. */
   kill(): Promise<void>;
+  /** SIGSTOP the server: it keeps its connections but answers nothing until `resume()`. */
+  pause(): void;
+  /** SIGCONT a paused server. */
+  resume(): void;
 }
 
 async function freePort(): Promise<number> {
@@ -90,9 +94,12 @@ export async function startRedis(options: { port?: number } = {}): Promise<Redis
         port,
         url: `redis://127.0.0.1:${port}`,
         async kill() {
+          child.kill('SIGCONT');
           child.kill('SIGKILL');
           await waitForExit(child);
         },
+        pause: () => void child.kill('SIGSTOP'),
+        resume: () => void child.kill('SIGCONT'),
       };
     } catch (error) {
       lastError = error;

@@ -17,7 +17,7 @@ export const MAX_TTL_MS = 366 * 24 * 3600 * 1000;
 export const DEFAULT_CLOCK_SKEW_MS = 60_000;
 
 /** @internal Validate the arguments of `SingleUseLedger.consume`. */
-export function checkConsume(id: unknown, ttlMs: unknown): void {
+export function checkConsume(id: unknown, ttlMs: unknown, issuedAgoMs?: unknown): void {
   if (typeof id !== 'string' || id.length === 0 || id.length > MAX_ID_LENGTH) {
     const got = typeof id === 'string' ? `length ${id.length}` : typeof id;
     throw new TypeError(`id must be a string of 1-${MAX_ID_LENGTH} characters, got ${got}`);
@@ -25,6 +25,17 @@ export function checkConsume(id: unknown, ttlMs: unknown): void {
   if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0 || ttlMs > MAX_TTL_MS) {
     throw new TypeError(
       `ttlMs must be a lifetime of 1 ms to 366 days, got ${typeof ttlMs === 'number' ? 'a number out of range' : typeof ttlMs}`,
+    );
+  }
+  // An age, not a time: negative when the issuer's clock runs ahead of the caller's.
+  if (
+    issuedAgoMs !== undefined &&
+    (typeof issuedAgoMs !== 'number' ||
+      !Number.isFinite(issuedAgoMs) ||
+      Math.abs(issuedAgoMs) > MAX_TTL_MS)
+  ) {
+    throw new TypeError(
+      `issuedAgoMs must be an age within 366 days, got ${typeof issuedAgoMs === 'number' ? 'a number out of range' : typeof issuedAgoMs}`,
     );
   }
 }

@@ -32,6 +32,9 @@ export interface MemoryLedger extends SingleUseLedger {
  * Create a single-use ledger in this process's memory. Expired ids are pruned; memory stays bounded
  * by `maxEntries`, and a ledger full of live ids refuses with `LedgerUnavailableError` rather than
  * forget one (forgetting would allow a replay). So does a clock that returns no usable time.
+ *
+ * A restarted process starts with an empty ledger: with keys that outlive the process, a round
+ * used before the restart opens again after it. Use the Redis ledger where that matters.
  */
 export function createMemoryLedger(options: MemoryLedgerOptions = {}): MemoryLedger {
   const now = clockOption(options.now);
@@ -40,8 +43,10 @@ export function createMemoryLedger(options: MemoryLedgerOptions = {}): MemoryLed
   let closed = false;
   return {
     // No await before the check-and-set: JavaScript runs it to completion, so it is atomic.
-    async consume(id, ttlMs) {
-      checkConsume(id, ttlMs);
+    // The token's age is not used: this ledger lives and dies with its process, so it never sees
+    // its own memory lost (a restarted process starts an empty ledger; see createMemoryLedger).
+    async consume(id, ttlMs, issuedAgoMs) {
+      checkConsume(id, ttlMs, issuedAgoMs);
       if (closed) throw new LedgerUnavailableError();
       const at = readClock(now);
       if (at === undefined) throw new LedgerUnavailableError();

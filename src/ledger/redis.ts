@@ -1,7 +1,18 @@
 /**
  * The single-use ledger of a fleet: every instance consumes ids in one Redis, with an atomic
  * `SET key 1 NX PX ttl`, so a token replayed on another instance is still refused.
+ *
+ * A Redis that loses its memory (restarted without persistence, flushed, failed over to a replica
+ * that lagged, keys evicted) would answer "first use" for every id it forgot: a final round used a
+ * minute before the restart would run again after it. So the ledger keeps an epoch key beside the
+ * ids: created once, never expiring, remembered by every ledger that has seen it. A ledger that
+ * finds it gone, or replaced by a fresh one it did not write, knows the memory was lost and writes
+ * a fenced epoch carrying the time of the loss (on Redis's clock). From then on every ledger
+ * refuses the tokens that may have been issued before the fence (`LedgerUnavailableError`: it
+ * cannot know whether they were used) and serves those issued after it. The first epoch a fresh
+ * Redis ever gets carries no fence: nothing can have been consumed before it.
  */
+import { randomBytes } from 'node:crypto';
 import { LedgerUnavailableError } from '../errors.js';
 import { checkConsume, clockSkewOption } from './check.js';
 import { checkPrefix, createRedisConnection, type RedisConnectionOptions } from './redis-client.js';
@@ -14,38 +25,89 @@ export interface RedisLedgerOptions extends RedisConnectionOptions {
   /**
    * Extra time an id is remembered past its lifetime, in milliseconds. Default 60000. Instances check
    * expiry with their own clocks; one whose clock runs behind still accepts a token for that long, so
-   * the id must outlive it there too.
+   * the id must outlive it there too. After Redis lost its memory, tokens issued up to this long
+   * after the loss are refused too, since the issuer's clock may have run that far ahead.
    */
   clockSkewMs?: number;
 }
 
+/** The id reserved for the epoch key (`<prefix>epoch`); sealed token ids are 22 characters. */
+const EPOCH_ID = 'epoch';
+
+/**
+ * KEYS: id key, epoch key. ARGV: ttl, issuedAgoMs ('' unknown), the epoch this ledger knows ('' none),
+ * a fresh epoch id, margin (ms). Epochs read `<id>:<fence ms on Redis's clock, 0 for none>`.
+ * Returns { epoch, 'first' | 'used' | 'fenced' }.
+ */
+const CONSUME_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local epoch = redis.call('GET', KEYS[2])
+local known = ARGV[3]
+if not epoch then
+  local fence = 0
+  if known ~= '' then fence = now end
+  epoch = ARGV[4] .. ':' .. fence
+  redis.call('SET', KEYS[2], epoch)
+elseif known ~= '' and string.sub(epoch, 1, #known + 1) ~= known .. ':' and string.sub(epoch, -2) == ':0' then
+  epoch = ARGV[4] .. ':' .. now
+  redis.call('SET', KEYS[2], epoch)
+end
+local fence = tonumber(string.match(epoch, ':(%d+)$')) or now
+if fence > 0 then
+  if ARGV[2] == '' or now - tonumber(ARGV[2]) - tonumber(ARGV[5]) < fence then
+    return { epoch, 'fenced' }
+  end
+end
+if redis.call('SET', KEYS[1], '1', 'PX', ARGV[1], 'NX') then return { epoch, 'first' } end
+return { epoch, 'used' }
+`;
+
 /**
  * Create a single-use ledger in Redis. Any store error (refused connection, timeout, unexpected reply)
- * rejects with `LedgerUnavailableError`: the request is refused, never let through.
+ * rejects with `LedgerUnavailableError`: the request is refused, never let through. So does a token
+ * that may have been issued before Redis lost its memory (see the module comment).
  *
  * @example
  * const ledger = createRedisLedger({ url: process.env.REDIS_URL! });
- * if (!(await ledger.consume(claims.tokenId, claims.expiresAt - now))) refuse('replayed');
+ * if (!(await ledger.consume(claims.tokenId, claims.expiresAt - now, now - claims.issuedAt))) refuse('replayed');
  */
 export function createRedisLedger(options: RedisLedgerOptions): SingleUseLedger {
   const prefix = checkPrefix(options.prefix, 'stateguard:used:');
   const skew = clockSkewOption(options.clockSkewMs);
   const redis = createRedisConnection(options);
+  // The age is measured before the command leaves; Redis reads its clock up to a timeout later.
+  const margin = Math.ceil(skew) + Math.ceil(options.timeoutMs ?? 1000);
+  let known = '';
   return {
-    async consume(id, ttlMs) {
-      checkConsume(id, ttlMs);
+    async consume(id, ttlMs, issuedAgoMs) {
+      checkConsume(id, ttlMs, issuedAgoMs);
+      if (id === EPOCH_ID) throw new TypeError(`id "${EPOCH_ID}" is reserved`);
       // A relative TTL (PX), not an absolute one (PXAT): Redis then counts down on its own clock, and
       // only durations, never two hosts' clocks, are compared.
       const ttl = Math.ceil(ttlMs) + Math.ceil(skew);
       let reply: unknown;
       try {
-        reply = await redis.call('SET', `${prefix}${id}`, '1', 'PX', ttl, 'NX');
+        reply = await redis.call(
+          'EVAL',
+          CONSUME_SCRIPT,
+          2,
+          `${prefix}${id}`,
+          `${prefix}${EPOCH_ID}`,
+          ttl,
+          issuedAgoMs === undefined ? '' : Math.floor(issuedAgoMs),
+          known,
+          randomBytes(12).toString('base64url'),
+          margin,
+        );
       } catch (error) {
         throw new LedgerUnavailableError({ cause: error });
       }
-      if (reply === 'OK') return true;
-      if (reply === null) return false;
-      // Neither answer of SET NX: something else is on the other end. Refuse.
+      const [epoch, verdict] = Array.isArray(reply) ? reply : [];
+      if (typeof epoch === 'string') known = epoch.slice(0, epoch.lastIndexOf(':'));
+      if (verdict === 'first') return true;
+      if (verdict === 'used') return false;
+      // Fenced (it may have been used before Redis forgot), or something else on the other end.
       throw new LedgerUnavailableError();
     },
     close: () => redis.close(),

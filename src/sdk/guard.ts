@@ -134,7 +134,9 @@ export function createStateGuard(options: StateGuardOptions): StateGuard {
       try {
         // Keyed on the random id inside the ciphertext, never on the token text: a re-encoded copy
         // of a token cannot dodge the ledger (the sealer refuses re-encodings anyway).
-        first = await ledger.consume(opened.claims.tokenId, ttlMs);
+        // The token's age lets a shared ledger that lost its memory refuse exactly the tokens
+        // issued before the loss, which it can no longer tell used from unused.
+        first = await ledger.consume(opened.claims.tokenId, ttlMs, at - opened.claims.issuedAt);
       } catch {
         // Fail closed: a ledger that cannot answer must not turn single-use into many-use.
         throw refuse('ledger-unavailable', binding);

@@ -206,4 +206,27 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('a fleet whose Redis goes away'
       await redis.kill();
     }
   });
+
+  it('refuses a final round used before Redis restarted empty, creating nothing more', async () => {
+    let redis = await startRedis();
+    try {
+      const a = await instance(redis.url);
+      const b = await instance(redis.url);
+      const state = await upToFinalRound(a, b);
+      expect(textOf(await finalRound(a, state))).toBe(DONE);
+      const after = a.created() + b.created();
+      await redis.kill();
+      redis = await startRedis({ port: redis.port });
+      // The ledger reconnects in the background; until then the answer is the same refusal.
+      // Before the fix, the restarted Redis had forgotten the round and the report was created again.
+      for (let attempt = 0; attempt < 20; attempt += 1) {
+        expect(await finalRound(b, state)).toMatchObject(FAIL_CLOSED);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(a.created() + b.created()).toBe(after);
+      expect(new Set(b.rejections)).toEqual(new Set(['ledger-unavailable']));
+    } finally {
+      await redis.kill();
+    }
+  });
 });

@@ -75,7 +75,7 @@ export const redisLedgerSuite: BenchSuite = {
               formatRatio(x.nsPerOp / m.nsPerOp),
             ]),
             notes: [
-              'redis: SET key 1 PX ttl NX on a local redis-server (no persistence), one command in flight.',
+              'redis: one EVAL (epoch check + SET key 1 PX ttl NX) on a local redis-server, one in flight.',
               'memory: the in-process ledger (atomic check-and-set, bounded map).',
             ],
           },
