@@ -120,10 +120,11 @@ describe('parameters and nested arguments', () => {
     required: ['lookup', 'cabin'],
   };
 
-  it('are every string parameter at any depth, required or not, enums aside', () => {
-    expect(slotsOf(schema).map((s) => [s.path.join('.'), s.required])).toEqual([
-      ['lookup.bookingCode', true],
-      ['lookup.note', false],
+  it('are every string or number parameter at any depth, required or not, enums aside', () => {
+    expect(slotsOf(schema).map((s) => [s.path.join('.'), s.required, s.numeric ?? false])).toEqual([
+      ['lookup.bookingCode', true, false],
+      ['lookup.note', false, false],
+      ['seat.row', false, true],
     ]);
   });
 
