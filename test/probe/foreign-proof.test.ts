@@ -5,9 +5,10 @@
  * handles, prompt and resource flows, identities in headers and in the environment, a hand-rolled
  * server without the niceties, and an echo-only server that must never be confirmed.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { FOREIGN_TWINS } from '../../src/fixture/foreign/index.js';
 import { startForeign, type ForeignTarget } from '../../src/fixture/foreign/targets.js';
+import type { ForeignTwin } from '../../src/fixture/foreign/twin.js';
 import { PROBES } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import type { RunReport } from '../../src/probe/types.js';
@@ -56,20 +57,60 @@ const FORMS: Record<
   },
 };
 
+/** Every scan, started at once a few at a time (they wait on I/O far more than on the CPU). */
+const CONCURRENCY = 4;
+const scans = new Map<string, Promise<RunReport>>();
+const queue: (() => void)[] = [];
+let running = 0;
+function scheduled(key: string, scan: () => Promise<RunReport>): Promise<RunReport> {
+  const done = new Promise<RunReport>((resolve, reject) => {
+    const start = (): void => {
+      running++;
+      scan()
+        .then(resolve, reject)
+        .finally(() => {
+          running--;
+          queue.shift()?.();
+        });
+    };
+    if (running < CONCURRENCY) start();
+    else queue.push(start);
+  });
+  scans.set(key, done);
+  return done;
+}
+
+async function scanOnce(
+  twin: ForeignTwin,
+  variant: string,
+  transport: 'http' | 'stdio',
+): Promise<RunReport> {
+  const started: ForeignTarget = await startForeign(twin, variant, transport);
+  try {
+    return await runScan({ target: started.target, probes: PROBES, ...started.options });
+  } finally {
+    await started.close();
+  }
+}
+
+beforeAll(() => {
+  for (const twin of FOREIGN_TWINS)
+    for (const variant of twin.variants)
+      for (const transport of twin.transports)
+        void scheduled(`${twin.id} ${variant} ${transport}`, () =>
+          scanOnce(twin, variant, transport),
+        ).catch(() => undefined);
+});
+
 for (const twin of FOREIGN_TWINS) {
   for (const variant of twin.variants) {
     for (const transport of twin.transports) {
       describe(`${twin.id} ${variant} over ${transport}`, () => {
         let report: RunReport;
-        let started: ForeignTarget | undefined;
 
         beforeAll(async () => {
-          started = await startForeign(twin, variant, transport);
-          report = await runScan({ target: started.target, probes: PROBES, ...started.options });
-        }, 60_000);
-        afterAll(async () => {
-          await started?.close();
-        });
+          report = await (scans.get(`${twin.id} ${variant} ${transport}`) as Promise<RunReport>);
+        }, 120_000);
 
         const form = FORMS[twin.id];
         if (form !== undefined && (form.variants ?? [variant]).includes(variant)) {
