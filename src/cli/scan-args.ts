@@ -269,6 +269,13 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
   }
   if (values.ca !== undefined && values.insecure)
     throw new ProbeUsageError('give either --ca or --insecure, not both');
+  // Where it applies is checked first: a CA file for a stdio target need not be read to be wrong.
+  if ((values.ca !== undefined || values.insecure) && values.http === undefined)
+    throw new ProbeUsageError(
+      `${values.ca !== undefined ? '--ca' : '--insecure'} applies to --http https:// targets only`,
+    );
+  if (values.ca !== undefined && values.http !== undefined && !/^https:/i.test(values.http))
+    throw new ProbeUsageError('--ca applies to https:// URLs only');
   const tls: HttpTls | undefined =
     values.ca !== undefined
       ? { ca: readCa(values.ca) }
