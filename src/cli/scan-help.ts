@@ -51,7 +51,8 @@ TLS (https only):
   --ca <file>                  also trust the CA certificates (PEM) in this file, e.g.
                                --ca ./internal-ca.pem
   --insecure                   do not verify the server's certificate (warns loudly: anyone
-                               on the path can read the identities); test servers only
+                               on the path can read the identities); test servers only,
+                               e.g. --http https://127.0.0.1:8443/mcp --insecure
 
 Connections:
   --http-connection <policy>   auto | fresh | reuse | adaptive (default auto): fresh opens a
