@@ -12,7 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { STDIO_CLOSE_GRACE_MS } from '../../src/probe/target/stdio.js';
+import type { RunReport } from '../../src/probe/types.js';
 import { runCli } from '../helpers/cli.js';
+import { startHttpServer } from '../servers/http-server.js';
 
 const DEADLINE_MS = 2000;
 const LINGER_MS = 1000;
@@ -59,4 +61,36 @@ describe.skipIf(process.platform === 'win32')('--deadline with a stdio process t
       expect(run.stdout).toContain('errored (target: stdio:sh -c');
     },
   );
+});
+
+describe('--deadline with an HTTP server that never answers', () => {
+  it('the CLI exits within the deadline plus the grace, with a report', async () => {
+    const server = await startHttpServer('modern', () => 'hang');
+    try {
+      const started = performance.now();
+      const run = await runCli(
+        [
+          'scan',
+          '--http',
+          server.url,
+          '--timeout',
+          '60s',
+          '--deadline',
+          `${DEADLINE_MS}ms`,
+          '--format',
+          'json',
+        ],
+        {},
+        60_000,
+      );
+      const took = performance.now() - started;
+      expect(run.code).toBe(3);
+      expect(took).toBeLessThan(DEADLINE_MS + LINGER_MS + STARTUP_ALLOWANCE_MS);
+      expect((JSON.parse(run.stdout) as RunReport).problem).toContain(
+        `the scan deadline (${DEADLINE_MS} ms, set by --deadline) passed`,
+      );
+    } finally {
+      await server.close();
+    }
+  });
 });

@@ -16,6 +16,7 @@ import { createRedactor } from '../../src/probe/evidence/evidence.js';
 import type { RunReport } from '../../src/probe/types.js';
 import { CLI_MAIN, runCli } from '../helpers/cli.js';
 import { startHttp, type RunningHttp } from '../helpers/http.js';
+import { startHttpServer } from '../servers/http-server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'stateguard-messages-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -180,6 +181,53 @@ describe('ports fetch refuses', () => {
     } finally {
       await fixture.close();
     }
+  });
+});
+
+describe('timeouts name the limit that fired and its flag', () => {
+  it('HTTP: the per-call limit, --timeout', async () => {
+    const server = await startHttpServer('modern', () => 'hang');
+    try {
+      const run = await runCli([
+        'scan',
+        '--http',
+        server.url,
+        '--timeout',
+        '500ms',
+        '--deadline',
+        '20s',
+        '--format',
+        'json',
+        '--quiet',
+      ]);
+      expect(run.code).toBe(3);
+      expect((JSON.parse(run.stdout) as RunReport).problem).toContain(
+        "no answer to server/discover 'era: server/discover' as A within 500 ms (the per-call limit, set by --timeout)",
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("stdio: the first answer's limit, --startup-timeout", async () => {
+    const run = await runCli([
+      'scan',
+      '--stdio',
+      "sh -c 'sleep 30'",
+      '--timeout',
+      '500ms',
+      '--startup-timeout',
+      '1s',
+      '--deadline',
+      '20s',
+      '--format',
+      'json',
+      '--quiet',
+    ]);
+    expect(run.code).toBe(3);
+    expect((JSON.parse(run.stdout) as RunReport).problem).toContain(
+      "within 1000 ms (the limit on a stdio server's first answer, set by --startup-timeout)",
+    );
   });
 });
 
