@@ -80,6 +80,15 @@ const errors: unknown[] = [StateRejectedError, StateguardError];
 console.log(opened.state.step, typeof server, errors.length);
 `;
 
+const LIBRARY_TS = `import { createStateSealer } from 'stateguard';
+import { StateguardError } from 'stateguard/errors';
+
+const sealer = createStateSealer({ keys: ['k'.repeat(43)], audience: 'consumer' });
+const binding = { principal: 'p', method: 'tools/call', name: 't', args: {} };
+const opened = sealer.open<{ step: string }>(sealer.seal({ step: 'one' }, binding), binding);
+console.log(opened.state.step, [StateguardError].length);
+`;
+
 let tarball = '';
 let esm = '';
 
@@ -87,7 +96,8 @@ beforeAll(async () => {
   // Build into a copy that is packed as the package: the same files list, the same build.
   const stage = join(work, 'stage');
   mkdirSync(stage);
-  for (const f of ['package.json', 'README.md', 'LICENSE']) cpSync(join(ROOT, f), join(stage, f));
+  for (const f of ['package.json', 'README.md', 'LICENSE', 'cjs'])
+    cpSync(join(ROOT, f), join(stage, f), { recursive: true });
   const built = await run(
     process.execPath,
     [TSC, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(stage, 'dist')],
@@ -138,6 +148,7 @@ describe('the packed package in a consumer project', () => {
     expect(files).toContain('package/dist/index.js');
     expect(files).toContain('package/dist/cli/main.js');
     expect(files).toContain('package/dist/fixture/command.js');
+    expect(files).toContain('package/cjs/index.cjs');
     for (const gone of [
       'dist/bench/',
       'dist/examples/',
@@ -193,7 +204,7 @@ describe('the packed package in a consumer project', () => {
     expect(ran.stdout.trim()).toBe('one object 2');
   }, 90_000);
 
-  it('in a default CommonJS TypeScript project: ESM only, and the two-line fix makes it type-check', async () => {
+  it('in a default CommonJS TypeScript project: node16 and node10 refuse it, "module": "nodenext" takes the library', async () => {
     const cjs = join(work, 'cjs');
     writeFileSync(join(cjs, 'index.ts'), CONSUMER_TS);
     const config = (options: Record<string, string>): void =>
@@ -211,21 +222,51 @@ describe('the packed package in a consumer project', () => {
         }),
       );
     config({ module: 'node16' });
-    const asCommonJs = await tsc(cjs);
-    expect(asCommonJs.stdout).toContain('TS1479'); // an ECMAScript module cannot be require()d
+    const asNode16 = await tsc(cjs);
+    expect(asNode16.stdout).toContain('TS1479'); // an ECMAScript module cannot be require()d
     config({ module: 'commonjs', moduleResolution: 'node10' });
     const asNode10 = await tsc(cjs);
     expect(asNode10.stdout).toContain("TS2307: Cannot find module 'stateguard'");
-    // The fix the README gives: "type": "module" in package.json, "module": "node16" in tsconfig.
-    const pj = JSON.parse(readFileSync(join(cjs, 'package.json'), 'utf8')) as Record<
+    // "module": "nodenext" lets a CommonJS file require() the library (TypeScript ≥ 5.8 knows
+    // Node.js can), but not mix stateguard/sdk with the SDK: a CommonJS file gets the SDK's
+    // CommonJS build, another McpServer than the one stateguard/sdk is typed (and runs) against.
+    config({ module: 'nodenext' });
+    const sdkFromCommonJs = await tsc(cjs);
+    expect(sdkFromCommonJs.stdout).toContain('TS2322');
+    writeFileSync(join(cjs, 'index.ts'), LIBRARY_TS);
+    const asNodeNext = await tsc(cjs);
+    expect(asNodeNext.stdout + asNodeNext.stderr).toBe('');
+    // It runs through the package's require condition: the module itself where Node.js can
+    // require() ES modules (20.19, 22.12 and later), else one error that names the fix.
+    const ran = await run(process.execPath, ['out/index.js'], cjs);
+    if (ran.code === 0) expect(ran.stdout.trim()).toBe('one 1');
+    else expect(ran.stderr).toContain("require('stateguard'): stateguard is ESM only");
+  }, 120_000);
+
+  it('in a CommonJS TypeScript project made ESM: "type": "module" and "module": "node16", SDK included', async () => {
+    const dir = join(work, 'cjs');
+    writeFileSync(join(dir, 'index.ts'), CONSUMER_TS);
+    const pj = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<
       string,
       unknown
     >;
-    writeFileSync(join(cjs, 'package.json'), JSON.stringify({ ...pj, type: 'module' }));
-    config({ module: 'node16' });
-    const fixed = await tsc(cjs);
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...pj, type: 'module' }));
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'node16',
+          strict: true,
+          skipLibCheck: true,
+          outDir: 'out2',
+          types: ['node'],
+        },
+        files: ['index.ts'],
+      }),
+    );
+    const fixed = await tsc(dir);
     expect(fixed.stdout + fixed.stderr).toBe('');
-  }, 120_000);
+  }, 60_000);
 
   it('runs npx stateguard scan against the packaged fixture: every probe confirmed, exit 1', async () => {
     const fixture = `${process.execPath} node_modules/stateguard/dist/cli/main.js fixture --mode flawed`;
