@@ -16,6 +16,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -295,4 +296,30 @@ describe('the packed package in a consumer project', () => {
     expect(report.probes.length).toBeGreaterThan(0);
     expect(report.probes.every((p) => p.verdict === 'confirmed')).toBe(true);
   }, 60_000);
+
+  it('stateguard fixture without the SDK says what to install, in one line', async () => {
+    const sdk = join(esm, 'node_modules/@modelcontextprotocol/node');
+    renameSync(sdk, `${sdk}.off`);
+    try {
+      const ran = await run(
+        process.execPath,
+        [
+          'node_modules/stateguard/dist/cli/main.js',
+          'fixture',
+          '--mode',
+          'flawed',
+          '--transport',
+          'http',
+        ],
+        esm,
+      );
+      expect(ran.code).toBe(1);
+      expect(ran.stderr.trim()).toBe(
+        'stateguard fixture: the fixture runs on the official MCP SDK, which is not installed: ' +
+          'npm install @modelcontextprotocol/server @modelcontextprotocol/node',
+      );
+    } finally {
+      renameSync(`${sdk}.off`, sdk);
+    }
+  });
 });
