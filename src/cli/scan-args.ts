@@ -10,10 +10,8 @@ import { ProbeUsageError } from '../errors.js';
 import type { Baseline } from '../probe/baseline.js';
 import { findProbe, PROBES } from '../probe/registry.js';
 import type { Probe } from '../probe/define.js';
-import { MIN_EMBEDDED_SECRET } from '../probe/evidence/evidence.js';
 import { SCAN_DEFAULTS } from '../probe/scan.js';
 import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/target/session.js';
-import { CONNECTION_POLICIES, type ConnectionPolicy } from '../probe/target/http-connection.js';
 import type { HttpTls, Target } from '../probe/types.js';
 import { EVIDENCE_MODES, isReportFormat, REPORT_FORMATS } from '../report/index.js';
 import type { EvidenceMode, ReportFormat } from '../report/index.js';
@@ -21,16 +19,14 @@ import { parseArgsMessage } from '../parse-args-message.js';
 import { parseDuration } from './duration.js';
 import { readBaseline } from './read-baseline.js';
 import { checkWritable, readCa } from './files.js';
-import { splitCommandLine } from './command-line.js';
+import { headerLine, RESERVED_HEADERS, type HeaderLine } from './header-line.js';
+import { connectionPolicy, target } from './scan-target.js';
+import { identityWarnings } from './scan-warnings.js';
+
+export type { HeaderLine } from './header-line.js';
 
 export { SCAN_HELP } from './scan-help.js';
 export { splitCommandLine } from './command-line.js';
-
-/** A header as given: `Name: value`. */
-export interface HeaderLine {
-  readonly name: string;
-  readonly value: string;
-}
 
 /** A validated `scan` invocation. */
 export interface ScanArgs {
@@ -89,93 +85,12 @@ export const SCAN_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-// Headers the scanner writes itself: a --header may not replace them.
-const RESERVED_HEADERS = new Set([
-  'content-type',
-  'content-length',
-  'accept',
-  'host',
-  'connection',
-  'transfer-encoding',
-  'mcp-method',
-  'mcp-name',
-  'mcp-protocol-version',
-  'mcp-session-id',
-]);
-
 function count(flag: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   const n = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
   if (!Number.isSafeInteger(n) || n <= 0)
     throw new ProbeUsageError(`--${flag} needs a positive integer, got '${value}'`);
   return n;
-}
-
-function connectionPolicy(
-  value: string | undefined,
-  http: string | undefined,
-): ConnectionPolicy | undefined {
-  if (value === undefined) return undefined;
-  if (http === undefined) throw new ProbeUsageError('--http-connection applies only to --http');
-  if (!(CONNECTION_POLICIES as readonly string[]).includes(value))
-    throw new ProbeUsageError(
-      `unknown --http-connection '${value}' (${CONNECTION_POLICIES.join(', ')})`,
-    );
-  return value as ConnectionPolicy;
-}
-
-/** `localhost:3000` → `http://localhost:3000/mcp`: what the user most likely meant. */
-function suggestUrl(value: string): string {
-  const bare = value.replace(/^\/+/, '');
-  return /\//.test(bare) ? `http://${bare}` : `http://${bare}/mcp`;
-}
-
-function httpUrl(http: string): URL {
-  // Without a scheme, `localhost:3000` parses as the scheme `localhost:`: suggest the URL instead.
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(http)) {
-    throw new ProbeUsageError(
-      `--http needs an http(s) URL, got '${http}'; did you mean ${suggestUrl(http)}?`,
-    );
-  }
-  let url: URL;
-  try {
-    url = new URL(http);
-  } catch {
-    throw new ProbeUsageError(`--http needs an http(s) URL, got '${http}'`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ProbeUsageError(`--http needs an http(s) URL, got '${url.protocol}' scheme`);
-  }
-  return url;
-}
-
-function target(
-  http: string | undefined,
-  stdio: string | undefined,
-  connection: ConnectionPolicy | undefined,
-  tls: HttpTls | undefined,
-): Target {
-  if (http !== undefined && stdio !== undefined)
-    throw new ProbeUsageError('give either --http or --stdio, not both');
-  if (http !== undefined) {
-    const url = httpUrl(http);
-    if (tls !== undefined && url.protocol !== 'https:')
-      throw new ProbeUsageError(
-        `${tls.ca !== undefined ? '--ca' : '--insecure'} applies to https:// URLs only`,
-      );
-    return {
-      kind: 'http',
-      url: url.toString(),
-      ...(connection ? { connection } : {}),
-      ...(tls ? { tls } : {}),
-    };
-  }
-  if (tls !== undefined)
-    throw new ProbeUsageError(
-      `${tls.ca !== undefined ? '--ca' : '--insecure'} applies to --http https:// targets only`,
-    );
-  if (stdio !== undefined) return { kind: 'stdio', ...splitCommandLine(stdio) };
-  throw new ProbeUsageError('no target: give --http <url> or --stdio "<command line>"');
 }
 
 function selectProbes(only: readonly string[], skip: readonly string[]): Probe[] {
@@ -194,38 +109,6 @@ function selectProbes(only: readonly string[], skip: readonly string[]): Probe[]
   const left = chosen.filter((p) => !skipped.has(p));
   if (left.length === 0) throw new ProbeUsageError('--skip-probe leaves no probe to run');
   return left;
-}
-
-function identityWarnings(
-  a: string | undefined,
-  b: string | undefined,
-  env: NodeJS.ProcessEnv,
-): string[] {
-  const warnings: string[] = [];
-  if ((a === undefined) !== (b === undefined)) {
-    const [given, missing] = a === undefined ? ['B', 'A'] : ['A', 'B'];
-    const fromEnv = env[`STATEGUARD_IDENTITY_${given}`] !== undefined;
-    warnings.push(
-      `only identity ${given} is set${fromEnv ? ` (STATEGUARD_IDENTITY_${given})` : ''}; ${missing} is a random one ` +
-        `the server will likely refuse; set STATEGUARD_IDENTITY_${missing} too`,
-    );
-  }
-  for (const [name, v] of [
-    ['A', a],
-    ['B', b],
-  ] as const) {
-    if (v !== undefined && v.length < MIN_EMBEDDED_SECRET)
-      warnings.push(
-        `identity ${name} is ${v.length} character${v.length === 1 ? '' : 's'} long: too short to tell ` +
-          'apart in answers (the principal controls will fail) or to redact inside text (it is ' +
-          'redacted only where a whole value equals it); use a few characters at least',
-      );
-  }
-  if (a !== undefined && a === b)
-    warnings.push(
-      'identities A and B are the same; differential probes cannot hold their controls',
-    );
-  return warnings;
 }
 
 /** Parses `scan` arguments; `env` supplies the identity variables. Throws {@link ProbeUsageError}. */
@@ -358,26 +241,4 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
     quiet: values.quiet ?? false,
     warnings,
   };
-}
-
-/**
- * `Name: value` → its parts; a usage error when it is not a header line. An identity header's
- * value must hold `{identity}`, where the secret goes.
- */
-function headerLine(
-  flag: string,
-  v: string | undefined,
-  template: boolean,
-): HeaderLine | undefined {
-  if (v === undefined) return undefined;
-  const m = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):\s*(.*)$/.exec(v);
-  const value = m?.[2]?.trim() ?? '';
-  if (m === null || (template && !value.includes('{identity}')))
-    throw new ProbeUsageError(
-      template
-        ? "--identity-header takes 'Name: value' with {identity} in the value, e.g. 'X-Api-Key: {identity}'"
-        : `--${flag} takes 'Name: value', e.g. 'X-Tenant: acme'`,
-    );
-  if (/[\r\n\0]/.test(value)) throw new ProbeUsageError(`--${flag} value must be one line`);
-  return { name: m[1] as string, value };
 }

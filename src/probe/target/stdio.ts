@@ -18,6 +18,7 @@ import { jsonrpcEvidence } from '../evidence/evidence.js';
 import type { Outcome } from '../types.js';
 import type { Channel, ChannelReply, ChannelRequest, JsonRpcNotification } from './jsonrpc.js';
 import { abortOutcome, answerOutcome, failure, isAnswerTo, parseJson } from './jsonrpc.js';
+import { GROUPS, signalGroup, trackGroup, untrackGroup } from './process-group.js';
 
 /** Options of a stdio channel. */
 export interface StdioChannelOptions {
@@ -42,31 +43,6 @@ const ORPHAN_PIPE_MS = 200;
 // How many stderr lines a crash's failure quotes, and how much of a non-protocol stdout line.
 const CRASH_STDERR_LINES = 3;
 const NON_PROTOCOL_CHARS = 60;
-// A separate process group is a POSIX notion; on Windows the child is stopped alone.
-const GROUPS = process.platform !== 'win32';
-
-// Groups still running, stopped when the scanner exits however it exits (a signal handler in the CLI
-// turns SIGINT into an exit): the target's processes must not outlive the scan.
-const liveGroups = new Set<number>();
-let exitHookInstalled = false;
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(GROUPS ? -pid : pid, signal);
-  } catch {
-    // ESRCH: the group is gone already.
-  }
-}
-
-function trackGroup(pid: number): void {
-  liveGroups.add(pid);
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const group of liveGroups) signalGroup(group, 'SIGKILL');
-  });
-}
-
 interface Pending {
   readonly id: number;
   readonly received: unknown[];
@@ -137,7 +113,7 @@ export function createStdioChannel(options: StdioChannelOptions): Channel {
     endAll(failure('spawn', `could not start '${command}': ${err.code ?? err.message}`));
   });
   child.once('close', (code, signal) => {
-    if (pid !== undefined) liveGroups.delete(pid);
+    if (pid !== undefined) untrackGroup(pid);
     endAll(exitFailure(code, signal));
   });
   child.once('exit', (code, signal) => {
@@ -287,7 +263,7 @@ export function createStdioChannel(options: StdioChannelOptions): Channel {
 
   /** Lets go of the pipes and the child: nothing the target left running can hold the scanner. */
   function release(): void {
-    if (pid !== undefined) liveGroups.delete(pid);
+    if (pid !== undefined) untrackGroup(pid);
     child.stdin?.destroy();
     child.stdout?.destroy();
     child.stderr?.destroy();
