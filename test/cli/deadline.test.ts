@@ -7,13 +7,15 @@
  * grace (STDIO_CLOSE_GRACE_MS to stop the target's group, LINGER_MS at most before the process
  * ends), plus an allowance for starting Node and tsx on a busy two-core machine.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { STDIO_CLOSE_GRACE_MS } from '../../src/probe/target/stdio.js';
 import type { RunReport } from '../../src/probe/types.js';
-import { runCli } from '../helpers/cli.js';
+import { CLI_MAIN, runCli } from '../helpers/cli.js';
+import { REPO_ROOT } from '../helpers/spawn-stdio.js';
 import { startHttpServer } from '../servers/http-server.js';
 
 const DEADLINE_MS = 2000;
@@ -92,5 +94,44 @@ describe('--deadline with an HTTP server that never answers', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe.skipIf(process.platform === 'win32')('Ctrl-C during a stdio scan', () => {
+  it("stops the target's whole tree too, though it runs in a group of its own", async () => {
+    const pidFile = join(dir, 'interrupted.pid');
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        CLI_MAIN,
+        'scan',
+        '--stdio',
+        `sh -c 'sleep 120 & echo $! > "$1"; wait' sh ${pidFile}`,
+        '--deadline',
+        '60s',
+      ],
+      { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    // Interrupt once the target is up: its grandchild has written its pid.
+    const limit = performance.now() + 20_000;
+    while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim() === '') {
+      if (performance.now() > limit) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => {
+      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.once('close', (c) => {
+        clearTimeout(killer);
+        resolve(c);
+      });
+    });
+    expect(code).toBe(130);
+    expect(stderr).toContain('stateguard scan: stopped by SIGINT');
+    expect(running(Number(readFileSync(pidFile, 'utf8').trim()))).toBe(false);
   });
 });

@@ -5,7 +5,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
+import { quietLog } from '../../src/fixture/log.js';
 import { PROBES } from '../../src/probe/registry.js';
 import type { RunReport } from '../../src/probe/types.js';
 import { CLI_MAIN, runCli } from '../helpers/cli.js';
@@ -16,62 +18,69 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const fixture = (mode: string): string =>
   `${process.execPath} --import tsx ${CLI_MAIN} fixture --mode ${mode} --transport stdio`;
 
+type Transport = 'stdio' | 'http';
+const TRANSPORTS: Transport[] = ['stdio', 'http'];
+let http: FixtureHttp;
+beforeAll(async () => {
+  http = await startFixtureHttp({ mode: 'flawed', log: quietLog });
+});
+afterAll(() => http.close());
+const flawed = (transport: Transport): string[] =>
+  transport === 'stdio' ? ['--stdio', fixture('flawed')] : ['--http', http.url];
+
 describe('--skip-probe', () => {
-  it('leaves the named probes out of the run and the report', async () => {
-    const run = await runCli([
-      'scan',
-      '--stdio',
-      fixture('flawed'),
-      '--format',
-      'json',
-      '--quiet',
-      '--skip-probe',
-      'handle/cross-principal',
-      '--skip-probe',
-      'state/replay-request',
-    ]);
-    expect(run.code).toBe(1);
-    const report = JSON.parse(run.stdout) as RunReport;
-    expect(report.probes.map((p) => p.id)).toEqual(
-      PROBES.map((p) => p.id).filter(
-        (id) => id !== 'handle/cross-principal' && id !== 'state/replay-request',
-      ),
-    );
-  });
+  it.each(TRANSPORTS)(
+    '%s: leaves the named probes out of the run and the report',
+    async (transport) => {
+      const run = await runCli([
+        'scan',
+        ...flawed(transport),
+        '--format',
+        'json',
+        '--quiet',
+        '--skip-probe',
+        'handle/cross-principal',
+        '--skip-probe',
+        'state/replay-request',
+      ]);
+      expect(run.code).toBe(1);
+      const report = JSON.parse(run.stdout) as RunReport;
+      expect(report.probes.map((p) => p.id)).toEqual(
+        PROBES.map((p) => p.id).filter(
+          (id) => id !== 'handle/cross-principal' && id !== 'state/replay-request',
+        ),
+      );
+    },
+  );
 });
 
 describe('--write-baseline', () => {
-  it("writes today's confirmed findings for this target, which a later run accepts", async () => {
-    const file = join(dir, 'baseline.txt');
-    const first = await runCli([
-      'scan',
-      '--stdio',
-      fixture('flawed'),
-      '--write-baseline',
-      file,
-      '--quiet',
-    ]);
-    expect(first.code).toBe(1);
-    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
-    const day = new Date().toISOString().slice(0, 10);
-    expect(lines[0]).toMatch(
-      new RegExp(`^# stateguard baseline written \\d{4}-\\d{2}-\\d{2} for stdio:`),
-    );
-    expect(lines[0]?.slice(30, 40)).toBe(day);
-    expect(lines.slice(1).map((l) => l.split('@')[0])).toEqual(PROBES.map((p) => p.id));
-    expect(lines.slice(1).every((l) => l.includes('@stdio:'))).toBe(true);
-    expect(first.stderr).toContain(`wrote ${PROBES.length} accepted findings to ${file}`);
-    const second = await runCli([
-      'scan',
-      '--stdio',
-      fixture('flawed'),
-      '--baseline',
-      file,
-      '--quiet',
-    ]);
-    expect(second.code).toBe(0);
-    expect(second.stdout).toContain(`(${PROBES.length} baselined)`);
-  });
+  it.each(TRANSPORTS)(
+    "%s: writes today's confirmed findings for this target, which a later run accepts",
+    async (transport) => {
+      const file = join(dir, `baseline-${transport}.txt`);
+      const first = await runCli([
+        'scan',
+        ...flawed(transport),
+        '--write-baseline',
+        file,
+        '--quiet',
+      ]);
+      expect(first.code).toBe(1);
+      const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+      const day = new Date().toISOString().slice(0, 10);
+      const shown = transport === 'stdio' ? 'stdio:' : http.url;
+      expect(lines[0]).toMatch(/^# stateguard baseline written \d{4}-\d{2}-\d{2} for /);
+      expect(lines[0]?.slice(30, 40)).toBe(day);
+      expect(lines[0]).toContain(` for ${shown}`);
+      expect(lines.slice(1).map((l) => l.split('@')[0])).toEqual(PROBES.map((p) => p.id));
+      expect(lines.slice(1).every((l) => l.includes(`@${shown}`))).toBe(true);
+      expect(first.stderr).toContain(`wrote ${PROBES.length} accepted findings to ${file}`);
+      const second = await runCli(['scan', ...flawed(transport), '--baseline', file, '--quiet']);
+      expect(second.code).toBe(0);
+      expect(second.stdout).toContain(`(${PROBES.length} baselined)`);
+    },
+  );
 });
 
 describe('--header', () => {
