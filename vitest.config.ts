@@ -7,5 +7,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Suites spawn real child processes and HTTP servers; two cores are all CI has.
     maxWorkers: 2,
+    // One line at the end when anything was skipped, and why (a missing redis-server, mostly).
+    reporters: ['default', './test/helpers/skip-summary.ts'],
   },
 });

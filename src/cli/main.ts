@@ -36,7 +36,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   const command =
     first !== undefined && Object.hasOwn(COMMANDS, first) ? COMMANDS[first] : undefined;
   if (command) return (await command())(rest);
-  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+  if (first === undefined) {
+    // No arguments is a usage error: the help goes where errors go, and the exit says so.
+    process.stderr.write(HELP);
+    return 2;
+  }
+  if (first === '--help' || first === '-h' || first === 'help') {
     process.stdout.write(HELP);
     return 0;
   }
@@ -50,4 +55,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   return 2;
 }
 
+/**
+ * How long the process may linger once the command is done. Everything it started is stopped by
+ * then; a pipe some leftover process of the target still holds must not keep the CLI alive.
+ */
+const LINGER_MS = 1000;
+
 process.exitCode = await main(process.argv.slice(2));
+setTimeout(() => process.exit(), LINGER_MS).unref();

@@ -5,6 +5,7 @@
  * only bad usage ends without one (exit 2).
  */
 import { writeFileSync } from 'node:fs';
+import { baselineText } from './write-baseline.js';
 import { ProbeUsageError } from '../errors.js';
 import { applyBaseline, failsRun, STALE_REASON } from '../probe/baseline.js';
 import { runScan } from '../probe/scan.js';
@@ -58,12 +59,15 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
     process.stdout.write(SCAN_HELP);
     return 0;
   }
-  const { A, B } = args.identities;
-  if (A !== undefined && A === B) {
-    err(
-      'stateguard scan: warning: identities A and B are the same; differential probes cannot hold their controls',
-    );
-  }
+  for (const warning of args.warnings) err(`stateguard scan: warning: ${warning}`);
+  // The target runs in a process group of its own and does not see the terminal's Ctrl-C: turn the
+  // signal into an exit, whose hook stops the target's processes (probe/target/stdio.ts).
+  const stop = (signal: NodeJS.Signals): void => {
+    err(`stateguard scan: stopped by ${signal}`);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
   const scanned = await runScan({
     target: args.target,
     probes: args.probes,
@@ -71,6 +75,7 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
     principalMetaKey: args.principalMetaKey,
     ...(args.identityHeader === undefined ? {} : { identityHeader: args.identityHeader }),
     ...(args.identityEnv === undefined ? {} : { identityEnv: args.identityEnv }),
+    ...(args.headers.length > 0 ? { headers: args.headers } : {}),
     includeDestructive: args.includeDestructive,
     allowMintedInRisky: args.allowMintedInRisky,
     timeoutMs: args.timeoutMs,
@@ -87,6 +92,20 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
   for (const entry of baseline?.stale ?? []) {
     err(
       `stateguard scan: stale baseline entry '${entry}': ${STALE_REASON}; remove it from ${baseline?.file ?? '--baseline'}`,
+    );
+  }
+  if (args.writeBaseline !== undefined) {
+    const { text, entries } = baselineText(report, new Date());
+    try {
+      writeFileSync(args.writeBaseline, text);
+    } catch (error) {
+      err(
+        `stateguard scan: cannot write --write-baseline '${args.writeBaseline}': ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+      );
+      return 2;
+    }
+    err(
+      `stateguard scan: wrote ${entries} accepted finding${entries === 1 ? '' : 's'} to ${args.writeBaseline}; gate later runs with --baseline ${args.writeBaseline}`,
     );
   }
   const noColor = (process.env.NO_COLOR ?? '') !== '';

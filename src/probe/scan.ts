@@ -36,6 +36,8 @@ export interface ScanConfig {
   readonly identityHeader?: { readonly name: string; readonly value: string };
   /** stdio: the identity goes in this environment variable; A and B run as two processes. */
   readonly identityEnv?: string;
+  /** HTTP: headers sent on every request; their values are redacted like identities. */
+  readonly headers?: readonly { readonly name: string; readonly value: string }[];
   readonly timeoutMs?: number;
   /** How long a stdio child may take to give its first answer (ms). */
   readonly startupTimeoutMs?: number;
@@ -82,22 +84,42 @@ export function displayTarget(target: Target, redactor?: Redactor): string {
   return redactor ? redactor.string(shown) : shown;
 }
 
-/** Runs a scan. Never throws for a target problem; the report says what happened. */
+/** The largest delay a Node.js timer honours; a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A limit in ms that a timer can hold; anything else is misuse (`RangeError`, naming the field). */
+function checkedMs(name: string, ms: number): number {
+  if (!Number.isFinite(ms) || ms <= 0 || ms > MAX_TIMER_MS)
+    throw new RangeError(`${name} must be a number of ms in 1..${MAX_TIMER_MS}`);
+  return ms;
+}
+
+/**
+ * Runs a scan. Never throws for a target problem; the report says what happened. Throws
+ * `RangeError` for a limit no timer can hold.
+ */
 export async function runScan(config: ScanConfig): Promise<RunReport> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
-  const timeoutMs = config.timeoutMs ?? SCAN_DEFAULTS.timeoutMs;
-  const deadlineMs = config.deadlineMs ?? SCAN_DEFAULTS.deadlineMs;
+  const timeoutMs = checkedMs('timeoutMs', config.timeoutMs ?? SCAN_DEFAULTS.timeoutMs);
+  const deadlineMs = checkedMs('deadlineMs', config.deadlineMs ?? SCAN_DEFAULTS.deadlineMs);
+  checkedMs('startupTimeoutMs', config.startupTimeoutMs ?? SCAN_DEFAULTS.startupTimeoutMs);
   const identities = {
     A: config.identities?.A ?? randomIdentity('A'),
     B: config.identities?.B ?? randomIdentity('B'),
   };
-  const redactor = createRedactor(identities);
+  const redactor = createRedactor(
+    identities,
+    (config.headers ?? []).map((h) => ({ placeholder: `<header ${h.name}>`, value: h.value })),
+  );
   const display = displayTarget(config.target, redactor);
   const progress = config.onProgress ?? (() => undefined);
+  // Every message that a limit fired names the limit and the flag that sets it: a timeout must not
+  // read as the server's fault when the limit was the user's.
+  const deadlineName = `the scan deadline (${deadlineMs} ms, set by --deadline)`;
   const deadline = new AbortController();
   const deadlineTimer = setTimeout(
-    () => deadline.abort(new AbortCause('deadline', `the scan deadline (${deadlineMs} ms) passed`)),
+    () => deadline.abort(new AbortCause('deadline', `${deadlineName} passed`)),
     deadlineMs,
   );
   const remaining = (): number => deadlineMs - (performance.now() - started);
@@ -114,6 +136,7 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
     clientInfo: { name: 'stateguard', version: packageVersion() },
     ...(config.identityHeader === undefined ? {} : { identityHeader: config.identityHeader }),
     ...(config.identityEnv === undefined ? {} : { identityEnv: config.identityEnv }),
+    ...(config.headers === undefined ? {} : { headers: config.headers }),
   });
   const { session } = opened;
   const { protocol } = session;
@@ -150,7 +173,7 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
         minted,
         redactor,
         capMs: Math.max(0, Math.min(remaining(), deadlineMs / 3)),
-        capName: 'the survey time cap',
+        capName: 'the survey time cap (a third of --deadline)',
       });
       surface = {
         handles: found.map.handles.map((h) => redactor.string(recipeName(h))),
@@ -161,7 +184,7 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
       for (const [index, probe] of config.probes.entries()) {
         const left = remaining();
         if (left <= 0) {
-          const reason = `not run: the scan deadline (${deadlineMs} ms) passed before it started`;
+          const reason = `not run: ${deadlineName} passed before it started`;
           // Even a probe that never ran carries its evidence: the note of why, never an empty list.
           const note = noteEvidence(redactor, reason);
           results.push(centralResult(probe, 'errored', reason, [note], redactor));
@@ -180,8 +203,8 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
           capMs,
           capName:
             capMs === left
-              ? `the scan deadline (${deadlineMs} ms)`
-              : `its time cap (${Math.round(capMs)} ms)`,
+              ? deadlineName
+              : `its time cap (${Math.round(capMs)} ms, its share of --deadline)`,
         });
         results.push(result);
         progress({ phase: 'result', result });

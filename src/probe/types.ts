@@ -19,8 +19,18 @@ export type Target =
       readonly url: string;
       /** Connection reuse (`transport/http-connection.ts`); default `auto`. */
       readonly connection?: ConnectionPolicy;
+      /** https: more CAs to trust (PEM), or no certificate check at all (`--insecure`). */
+      readonly tls?: HttpTls;
     }
   | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[] };
+
+/** TLS settings of an https target. */
+export interface HttpTls {
+  /** PEM certificates trusted besides the system's (`--ca <file>`). */
+  readonly ca?: string;
+  /** Skip certificate verification (`--insecure`); the CLI warns loudly. */
+  readonly insecure?: boolean;
+}
 
 /** The two identities every differential probe uses. */
 export type IdentityName = 'A' | 'B';

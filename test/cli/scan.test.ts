@@ -43,7 +43,8 @@ describe('stateguard scan usage', () => {
     [['--stdio', 'x', '--probe', 'state/nope'], "unknown probe 'state/nope'"],
     [['--stdio', 'x', '--format', 'xml'], "unknown --format 'xml'"],
     [['--stdio', 'server | tee log'], "runs no shell; remove '|'"],
-    [['--stdio', 'x', '--timeout', '0'], '--timeout needs a positive number'],
+    [['--stdio', 'x', '--timeout', '0'], '--timeout needs a unit'],
+    [['--stdio', 'x', '--timeout', '0ms'], '--timeout must be at least 1ms'],
     [
       ['--http', 'http://127.0.0.1:1/mcp', '--http-connection', 'pooled'],
       "unknown --http-connection 'pooled'",
@@ -111,13 +112,13 @@ describe('stateguard scan exit codes and reports', () => {
         '--format',
         'json',
         '--timeout',
-        '60000',
+        '60s',
         '--deadline',
-        '1500',
+        '1500ms',
       ]);
       expect(run.code).toBe(3);
       const report = JSON.parse(run.stdout) as RunReport;
-      expect(report.problem).toContain('the scan deadline (1500 ms) passed');
+      expect(report.problem).toContain('the scan deadline (1500 ms, set by --deadline) passed');
       expect(report.probes.every((p) => p.verdict === 'errored')).toBe(true);
     } finally {
       await server.close();

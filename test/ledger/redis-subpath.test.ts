@@ -49,6 +49,8 @@ describe('the stateguard/redis subpath', () => {
     };
     expect(pkg.exports['./redis']).toEqual({
       types: './dist/redis.d.ts',
+      // require(): the ES module where Node.js can load it that way, else an "ESM only" error.
+      require: './cjs/redis.cjs',
       default: './dist/redis.js',
     });
   });

@@ -192,7 +192,7 @@ describe('through the CLI', () => {
         resolve({ code, stderr });
       });
     });
-  const limits = ['--deadline', String(DEADLINE_MS), '--timeout', String(TIMEOUT_MS)];
+  const limits = ['--deadline', `${DEADLINE_MS}ms`, '--timeout', `${TIMEOUT_MS}ms`];
 
   it(
     'writes a JSON report for an echoing HTTP server, confirming nothing',

@@ -34,34 +34,76 @@ export function identityPlaceholder(name: IdentityName): string {
 }
 
 /**
- * A redactor for these identity secrets. A server may echo a secret as is, inside a bearer
- * header, or base64-encoded inside a state blob it minted; all three are replaced, because a real
- * token supplied through the environment must not reach a report file in any encoding.
+ * Secrets shorter than this are replaced only where a whole value is the secret (a JSON string, a
+ * header value), never inside text: an identity `a` replaced inside words would turn "the planted
+ * value" into "the pl<identity-A>nted v<identity-A>lue". The CLI warns about such identities.
  */
-export function createRedactor(identities: Partial<Record<IdentityName, string>>): Redactor {
-  const secrets = (Object.entries(identities) as [IdentityName, string | undefined][])
-    .filter((e): e is [IdentityName, string] => typeof e[1] === 'string' && e[1].length > 0)
-    .sort((a, b) => b[1].length - a[1].length);
+export const MIN_EMBEDDED_SECRET = 3;
+/** Secrets shorter than this are replaced inside text only as a whole word, not inside one. */
+const MIN_SUBSTRING_SECRET = 8;
+
+/** A secret other than an identity that evidence must not hold (a `--header` value). */
+export interface ExtraSecret {
+  /** What stands in its place, e.g. `<header X-Tenant>`. */
+  readonly placeholder: string;
+  readonly value: string;
+}
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A redactor for these identity secrets (and any extra ones). A server may echo a secret as is,
+ * inside a bearer header, or base64-encoded inside a state blob it minted; all three are replaced,
+ * because a real token supplied through the environment must not reach a report file in any
+ * encoding. A short secret is replaced only where it stands alone, so that ordinary words survive.
+ */
+export function createRedactor(
+  identities: Partial<Record<IdentityName, string>>,
+  extra: readonly ExtraSecret[] = [],
+): Redactor {
+  const named = (Object.entries(identities) as [IdentityName, string | undefined][]).filter(
+    (e): e is [IdentityName, string] => typeof e[1] === 'string' && e[1].length > 0,
+  );
+  const secrets = [
+    ...named.map(([name, secret]) => ({ secret, placeholder: identityPlaceholder(name), name })),
+    ...extra
+      .filter((x) => x.value.length > 0)
+      .map((x) => ({ secret: x.value, placeholder: x.placeholder, name: undefined })),
+  ].sort((a, b) => b.secret.length - a.secret.length);
+  const replacers = secrets
+    .filter((x) => x.secret.length >= MIN_EMBEDDED_SECRET)
+    .map((x) =>
+      x.secret.length >= MIN_SUBSTRING_SECRET
+        ? (s: string) => s.split(x.secret).join(x.placeholder)
+        : (s: string) =>
+            s.replace(
+              new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(x.secret)}(?![A-Za-z0-9])`, 'g'),
+              x.placeholder,
+            ),
+    );
+  const whole = (s: string): string | undefined => secrets.find((x) => x.secret === s)?.placeholder;
 
   const plain = (s: string): string => {
     let out = s;
-    for (const [name, secret] of secrets) out = out.split(secret).join(identityPlaceholder(name));
+    for (const replace of replacers) out = replace(out);
     return out;
   };
+  const encodable = secrets.filter((x) => x.secret.length >= MIN_EMBEDDED_SECRET);
   const encoded = (s: string): string =>
     s.replace(ENCODED_RUN, (run) => {
       const decoded = Buffer.from(run, 'base64').toString('latin1');
-      const hit = secrets.find(([, secret]) => decoded.includes(secret));
-      return hit ? `<encoded: contains ${identityPlaceholder(hit[0])}>` : run;
+      const hit = encodable.find((x) => decoded.includes(x.secret));
+      return hit ? `<encoded: contains ${hit.placeholder}>` : run;
     });
   const string = (s: string): string =>
-    secrets.length === 0
+    whole(s) ??
+    (secrets.length === 0
       ? s.replace(BEARER, 'Bearer <redacted>')
-      : encoded(plain(s)).replace(BEARER, 'Bearer <redacted>');
+      : encoded(plain(s)).replace(BEARER, 'Bearer <redacted>'));
 
   return {
     string,
-    identityOf: (s) => secrets.find(([, secret]) => secret === s)?.[0],
+    identityOf: (s) => named.find(([, secret]) => secret === s)?.[0],
     value: (v) => boundValue(v, EVIDENCE_LIMITS, string),
     headers(h) {
       const out: Record<string, string> = {};
@@ -73,8 +115,7 @@ export function createRedactor(identities: Partial<Record<IdentityName, string>>
         }
         const scheme = /^\s*Bearer\s+/i.exec(value);
         const token = scheme ? value.slice(scheme[0].length) : value;
-        const who = secrets.find(([, secret]) => secret === token);
-        const shown = who ? identityPlaceholder(who[0]) : '<redacted>';
+        const shown = whole(token) ?? '<redacted>';
         out[lower] = scheme ? `Bearer ${shown}` : shown;
       }
       return out;

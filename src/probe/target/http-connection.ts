@@ -12,6 +12,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { HttpTls } from '../types.js';
 
 /**
  * How the channel picks connections:
@@ -80,15 +81,25 @@ function joinHeaders(raw: IncomingMessage['headers']): Record<string, string> {
 }
 
 /** Creates the connections of one channel to `url`'s origin under `policy`. */
-export function createHttpConnections(url: string, policy: ConnectionPolicy): HttpConnections {
+export function createHttpConnections(
+  url: string,
+  policy: ConnectionPolicy,
+  tlsOptions: HttpTls = {},
+): HttpConnections {
   const target = new URL(url);
   const tls = target.protocol === 'https:';
   let mode: 'fresh' | 'reuse' | 'adaptive' =
     policy === 'auto' ? (isLoopbackHost(target.hostname) ? 'fresh' : 'adaptive') : policy;
+  const trust = tls
+    ? {
+        ...(tlsOptions.ca !== undefined ? { ca: tlsOptions.ca } : {}),
+        ...(tlsOptions.insecure === true ? { rejectUnauthorized: false } : {}),
+      }
+    : {};
   const Agent = tls ? HttpsAgent : HttpAgent;
-  const kept = new Agent({ keepAlive: true, maxSockets: 4 });
+  const kept = new Agent({ keepAlive: true, maxSockets: 4, ...trust });
   // keepAlive false: `Connection: close` and a new socket each time; an https agent still resumes.
-  const fresh = new Agent({ keepAlive: false });
+  const fresh = new Agent({ keepAlive: false, ...trust });
 
   function post(
     to: string,

@@ -12,7 +12,7 @@
 import { createParser } from 'eventsource-parser';
 import type { Redactor } from '../evidence/evidence.js';
 import { httpEvidence } from '../evidence/evidence.js';
-import type { Outcome } from '../types.js';
+import type { HttpTls, Outcome } from '../types.js';
 import {
   createHttpConnections,
   type ConnectionPolicy,
@@ -36,6 +36,8 @@ export interface HttpChannelOptions {
   readonly maxAnswerBytes: number;
   /** Connection reuse; default `auto` (see {@link ConnectionPolicy}). */
   readonly connection?: ConnectionPolicy;
+  /** https: extra CAs, or no verification. */
+  readonly tls?: HttpTls;
 }
 
 // Methods whose target goes in `Mcp-Name` (2026-07-28 Streamable HTTP).
@@ -70,14 +72,41 @@ function requestHeaders(
   return { ...headers, ...req.headers };
 }
 
-function connectDetail(err: unknown): string {
+// Node's codes for a certificate the client does not trust.
+const UNTRUSTED_CERT = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/** One line that says what went wrong and, where the user can fix it, how. */
+export function connectDetail(err: unknown): string {
   const { code: raw, message } = err as { code?: unknown; message?: unknown };
   const code = typeof raw === 'string' ? raw : undefined;
+  const text = typeof message === 'string' ? message : String(err);
   if (code === 'ECONNREFUSED') return 'connection refused';
   if (code === 'ECONNRESET' || message === 'socket hang up')
     return 'connection dropped before an answer';
-  const text = typeof message === 'string' ? message : String(err);
-  return code && !text.includes(code) ? `${text} (${code})` : text;
+  // OpenSSL's own message runs over several lines and names source files; say it in one.
+  if (/wrong version number|packet length too long|http request/i.test(text))
+    return 'TLS handshake failed: the server does not speak TLS on this port (is it http://?)';
+  if (code !== undefined && UNTRUSTED_CERT.has(code))
+    return `TLS certificate not trusted (${code}): give its CA with --ca <file>, or (for a test server only) --insecure`;
+  if (code === 'EPROTO' || code?.startsWith('ERR_SSL_') === true)
+    return `TLS handshake failed (${code}): ${
+      text
+        .split('\n')[0]
+        ?.replace(/^.*:error:[0-9A-F]+:/, '')
+        .slice(0, 120) ?? ''
+    }`;
+  const first = text.split('\n')[0] ?? text;
+  return code && !first.includes(code) ? `${first} (${code})` : first;
 }
 
 /** Reads an answer body, bounded, feeding `onChunk`; returns how the read ended. */
@@ -105,7 +134,7 @@ async function readBody(
 /** Creates a channel that POSTs each message to `url`. */
 export function createHttpChannel(options: HttpChannelOptions): Channel {
   const { url, redactor, maxAnswerBytes } = options;
-  const connections = createHttpConnections(url, options.connection ?? 'auto');
+  const connections = createHttpConnections(url, options.connection ?? 'auto', options.tls);
 
   async function send(req: ChannelRequest): Promise<ChannelReply> {
     const started = performance.now();

@@ -68,6 +68,8 @@ export interface SessionOptions {
    * are two processes of the same command, each with its own value (and no `_meta` principal).
    */
   readonly identityEnv?: string;
+  /** HTTP: headers sent on every request (`--header`), after the scanner's own. */
+  readonly headers?: readonly { readonly name: string; readonly value: string }[];
 }
 
 /** A session as the engine uses it: a {@link ScanSession} plus the child's stderr. */
@@ -154,6 +156,22 @@ function readServerInfo(v: unknown): ProtocolInfo['serverInfo'] {
   };
 }
 
+/** The problem to report when the target answered 401 or 403 while the era was being learnt. */
+function refusedIdentity(evidence: readonly Evidence[]): string | undefined {
+  for (const e of evidence) {
+    if (e.kind !== 'http') continue;
+    const status = e.response?.status;
+    if (status !== 401 && status !== 403) continue;
+    return (
+      `the target refused the identity (HTTP ${status} to ${e.label.replace(/^era: /, '')}): give ` +
+      'identities it accepts in STATEGUARD_IDENTITY_A and STATEGUARD_IDENTITY_B (or --identity-a ' +
+      'and --identity-b); they are sent as "Authorization: Bearer <identity>", or in the header ' +
+      "--identity-header names (e.g. --identity-header 'X-Api-Key: {identity}')"
+    );
+  }
+  return undefined;
+}
+
 /** Opens a session on `target`. Never throws for a target problem: it reports it in `problem`. */
 export async function openSession(target: Target, options: SessionOptions): Promise<OpenedSession> {
   const stdioFor = (identity?: IdentityName): Channel =>
@@ -163,6 +181,7 @@ export async function openSession(target: Target, options: SessionOptions): Prom
           redactor: options.redactor,
           maxAnswerBytes: options.maxAnswerBytes,
           ...(target.connection ? { connection: target.connection } : {}),
+          ...(target.tls ? { tls: target.tls } : {}),
         })
       : createStdioChannel({
           command: target.command,
@@ -218,20 +237,27 @@ export async function openSession(target: Target, options: SessionOptions): Prom
 
   function identityHeaders(identity: IdentityName): Record<string, string> {
     const h = options.identityHeader;
-    if (target.kind !== 'http' || h === undefined) return {};
-    return { [h.name]: h.value.split('{identity}').join(options.identities[identity]) };
+    if (target.kind !== 'http') return {};
+    const extra = Object.fromEntries((options.headers ?? []).map((x) => [x.name, x.value]));
+    if (h === undefined) return extra;
+    return { ...extra, [h.name]: h.value.split('{identity}').join(options.identities[identity]) };
   }
 
   async function request(
     method: string,
     params: Record<string, unknown>,
     opts: RequestOptions,
+    limit = 'the per-call limit, set by --timeout',
   ): Promise<Exchange> {
     const timeoutMs = opts.timeoutMs ?? options.timeoutMs;
     const timer = new AbortController();
     const who = `${method}${opts.label ? ` '${opts.label}'` : ''} as ${opts.identity}`;
+    // Which limit fired, and which flag sets it: a short limit must not read as a slow server.
     const handle = setTimeout(
-      () => timer.abort(new AbortCause('timeout', `no answer to ${who} within ${timeoutMs} ms`)),
+      () =>
+        timer.abort(
+          new AbortCause('timeout', `no answer to ${who} within ${timeoutMs} ms (${limit})`),
+        ),
       timeoutMs,
     );
     const signals = [timer.signal, options.signal, opts.signal].filter(
@@ -271,8 +297,12 @@ export async function openSession(target: Target, options: SessionOptions): Prom
   let startup = target.kind === 'stdio' ? (options.startupTimeoutMs ?? 0) : 0;
   const step = async (method: string, label: string, params: Record<string, unknown> = {}) => {
     const timeoutMs = Math.max(options.timeoutMs, startup);
+    const limit =
+      startup > options.timeoutMs
+        ? "the limit on a stdio server's first answer, set by --startup-timeout"
+        : undefined;
     startup = 0;
-    const exchange = await request(method, params, { identity: 'A', label, timeoutMs });
+    const exchange = await request(method, params, { identity: 'A', label, timeoutMs }, limit);
     evidence.push(exchange.evidence);
     return exchange.outcome;
   };
@@ -384,6 +414,9 @@ export async function openSession(target: Target, options: SessionOptions): Prom
     }
     Object.assign(lists, await readLists(step));
   }
+
+  // A refused identity is the user's to fix, not a server that speaks no MCP: say so, and how.
+  if (problem !== undefined) problem = refusedIdentity(evidence) ?? problem;
 
   const protocol: ProtocolInfo = {
     era,

@@ -4,6 +4,11 @@
  *
  * A server that crashes, prints garbage, floods notifications or asks the client something before
  * answering must end each request with an outcome, never hang the scan or crash it.
+ *
+ * The child runs in a process group of its own, and closing stops the whole group: a wrapper script
+ * whose child (`sleep 100`, a watcher, a server it started) keeps the pipes open would otherwise keep
+ * the scan waiting long after the deadline. Once the group is told to stop, the pipes are let go:
+ * nothing still holding them can make the scanner wait.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -13,6 +18,7 @@ import { jsonrpcEvidence } from '../evidence/evidence.js';
 import type { Outcome } from '../types.js';
 import type { Channel, ChannelReply, ChannelRequest, JsonRpcNotification } from './jsonrpc.js';
 import { abortOutcome, answerOutcome, failure, isAnswerTo, parseJson } from './jsonrpc.js';
+import { GROUPS, signalGroup, trackGroup, untrackGroup } from './process-group.js';
 
 /** Options of a stdio channel. */
 export interface StdioChannelOptions {
@@ -27,9 +33,16 @@ export interface StdioChannelOptions {
 const MAX_STDERR_LINES = 200;
 const MAX_STDERR_LINE = 500;
 const MAX_REPLIES = 100;
-// Shutdown, as the spec orders it: close stdin, wait, SIGTERM, wait, SIGKILL.
+// Shutdown, as the spec orders it: close stdin, wait, SIGTERM, wait, SIGKILL (to the whole group).
 const GRACE_MS = [300, 1000, 500] as const;
-
+/** The longest a stdio session takes to close after the scan ends: the sum of the waits above. */
+export const STDIO_CLOSE_GRACE_MS = GRACE_MS[0] + GRACE_MS[1] + GRACE_MS[2];
+// After the child exits, how long its pipes may stay open (held by its own children) before the
+// requests still waiting are ended anyway.
+const ORPHAN_PIPE_MS = 200;
+// How many stderr lines a crash's failure quotes, and how much of a non-protocol stdout line.
+const CRASH_STDERR_LINES = 3;
+const NON_PROTOCOL_CHARS = 60;
 interface Pending {
   readonly id: number;
   readonly received: unknown[];
@@ -46,9 +59,29 @@ export function createStdioChannel(options: StdioChannelOptions): Channel {
   let ended: Outcome | undefined;
   let replies = 0;
 
+  // The first bytes of the first stdout line that was not JSON: a server that logs to stdout breaks
+  // the protocol, and a timeout alone would not say why.
+  let nonProtocol: string | undefined;
+  const explained = (outcome: Outcome): Outcome =>
+    outcome.kind === 'failure' && nonProtocol !== undefined && outcome.failure !== 'oversize'
+      ? failure(
+          outcome.failure,
+          `${outcome.detail}; the server printed non-protocol output on stdout (not JSON-RPC): ${JSON.stringify(nonProtocol)}`,
+        )
+      : outcome;
   const endAll = (outcome: Outcome): void => {
     ended ??= outcome;
     for (const p of [...pending.values()]) p.settle(outcome);
+  };
+  // What a crash says: the exit, and the last lines the server wrote to stderr.
+  const exitFailure = (code: number | null, signal: NodeJS.Signals | null): Outcome => {
+    const how = signal ? `was killed by ${signal}` : `exited with code ${code ?? 'unknown'}`;
+    const last = stderrLines
+      .filter((l) => l.trim().length > 0)
+      .slice(-CRASH_STDERR_LINES)
+      .map((l) => l.trim());
+    const tail = last.length > 0 ? `; its stderr ends: ${last.join(' | ')}` : '';
+    return failure('closed', `server ${how} before answering${tail}`);
   };
 
   let child: ChildProcess;
@@ -57,6 +90,8 @@ export function createStdioChannel(options: StdioChannelOptions): Channel {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: options.env ?? process.env,
       windowsHide: true,
+      // Its own process group, so that closing can stop everything the target started.
+      detached: GROUPS,
     });
   } catch (err) {
     endAll(failure('spawn', `could not start '${command}': ${(err as Error).message}`));
@@ -67,14 +102,24 @@ export function createStdioChannel(options: StdioChannelOptions): Channel {
       close: async () => undefined,
     };
   }
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const pid = child.pid;
+  if (pid !== undefined && GROUPS) trackGroup(pid);
+  // 'close' (every pipe closed: the child and all it started are gone, or let go of them) and
+  // 'exit' (the direct child alone) are awaited apart: a grandchild may hold the pipes for minutes.
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
 
   child.once('error', (err: NodeJS.ErrnoException) => {
     endAll(failure('spawn', `could not start '${command}': ${err.code ?? err.message}`));
   });
   child.once('close', (code, signal) => {
-    const how = signal ? `was killed by ${signal}` : `exited with code ${code ?? 'unknown'}`;
-    endAll(failure('closed', `server ${how} before answering`));
+    if (pid !== undefined) untrackGroup(pid);
+    endAll(exitFailure(code, signal));
+  });
+  child.once('exit', (code, signal) => {
+    // Output still in the pipes arrives before 'close'; pipes held open by the child's own children
+    // never close, so a request waiting on a dead server ends shortly after all the same.
+    setTimeout(() => endAll(exitFailure(code, signal)), ORPHAN_PIPE_MS).unref();
   });
   child.stdin?.on('error', () => undefined);
 
@@ -121,6 +166,7 @@ export function createStdioChannel(options: StdioChannelOptions): Channel {
     const text = raw.trim();
     if (text.length === 0) return;
     const parsed = parseJson(text);
+    if (!parsed) nonProtocol ??= text.slice(0, NON_PROTOCOL_CHARS);
     const message = parsed ? parsed.value : text.slice(0, 2048);
     for (const p of pending.values()) {
       if (parsed && isAnswerTo(message, p.id)) {
@@ -193,7 +239,7 @@ export function createStdioChannel(options: StdioChannelOptions): Channel {
         settle(outcome) {
           if (!pending.delete(req.message.id)) return;
           req.signal.removeEventListener('abort', onAbort);
-          resolve(reply(req, outcome, received, started));
+          resolve(reply(req, explained(outcome), received, started));
         },
       };
       pending.set(entry.id, entry);
@@ -206,24 +252,40 @@ export function createStdioChannel(options: StdioChannelOptions): Channel {
     write(message);
   }
 
-  const wait = (ms: number): Promise<boolean> =>
+  const wait = (event: Promise<void>, ms: number): Promise<boolean> =>
     new Promise((resolve) => {
       const timer = setTimeout(() => resolve(false), ms);
-      void exited.then(() => {
+      void event.then(() => {
         clearTimeout(timer);
         resolve(true);
       });
     });
 
+  /** Lets go of the pipes and the child: nothing the target left running can hold the scanner. */
+  function release(): void {
+    if (pid !== undefined) untrackGroup(pid);
+    child.stdin?.destroy();
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+    child.unref();
+  }
+
   async function close(): Promise<void> {
     endAll(failure('closed', 'the scan closed the session'));
-    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+    if (pid === undefined) return;
+    // Well behaved: stdin closes, the server and all it started exit, the pipes close.
     child.stdin?.end();
-    if (await wait(GRACE_MS[0])) return;
-    child.kill('SIGTERM');
-    if (await wait(GRACE_MS[1])) return;
-    child.kill('SIGKILL');
-    await wait(GRACE_MS[2]);
+    if (!(await wait(closed, GRACE_MS[0]))) {
+      // Whatever is left, the direct child or what it started, is asked to stop, then made to.
+      if (GROUPS) signalGroup(pid, 'SIGTERM');
+      else child.kill('SIGTERM');
+      if (!(await wait(closed, GRACE_MS[1]))) {
+        if (GROUPS) signalGroup(pid, 'SIGKILL');
+        else child.kill('SIGKILL');
+        await wait(GROUPS ? closed : exited, GRACE_MS[2]);
+      }
+    }
+    release();
   }
 
   return {

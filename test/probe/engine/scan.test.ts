@@ -92,9 +92,11 @@ describe('a whole scan', () => {
       expect(report.protocol.era).toBe('modern');
       expect(report.probes.map((p) => p.verdict)).toEqual(['errored', 'errored']);
       expect(JSON.stringify(report.probes[0]?.evidence)).toContain(
-        'deadline: the scan deadline (1500 ms) passed',
+        'deadline: the scan deadline (1500 ms, set by --deadline) passed',
       );
-      expect(report.probes[1]?.reason).toContain('not run: the scan deadline (1500 ms) passed');
+      expect(report.probes[1]?.reason).toContain(
+        'not run: the scan deadline (1500 ms, set by --deadline) passed',
+      );
     } finally {
       await server.close();
     }

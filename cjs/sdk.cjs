@@ -1,0 +1,3 @@
+'use strict';
+// require('stateguard/sdk'): the ES module itself where Node.js can require() it, else an error naming the fix.
+module.exports = require('./esm-only.cjs')(() => require('../dist/sdk/index.js'), 'stateguard/sdk');

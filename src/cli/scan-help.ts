@@ -1,0 +1,110 @@
+/**
+ * `stateguard scan --help`. Every flag `parseArgs` accepts is documented here, and the flag table in
+ * docs/scanner.md lists the same flags (test/cli/help-table.test.ts holds both to that).
+ */
+import { PROBES } from '../probe/registry.js';
+import { SCAN_DEFAULTS } from '../probe/scan.js';
+import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/target/session.js';
+import { STDIO_CLOSE_GRACE_MS } from '../probe/target/stdio.js';
+import { EVIDENCE_MODES, REPORT_FORMATS } from '../report/index.js';
+
+/** The help text; it documents every flag `parseArgs` accepts. */
+export const SCAN_HELP = `Usage: stateguard scan (--http <url> | --stdio "<command line>") [options]
+
+Scans one MCP 2026-07-28 server for unbound handles and unprotected requestState, with two
+identities (A and B), controls that must hold before any verdict, and the evidence of every call.
+
+Target (exactly one):
+  --http <url>                 a Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp
+  --stdio "<command line>"     a command to spawn (split like a shell would, but run without one)
+
+Identities (default: two random ones per run):
+  --identity-a <secret>        identity A; or env STATEGUARD_IDENTITY_A (keeps it out of ps)
+  --identity-b <secret>        identity B; or env STATEGUARD_IDENTITY_B
+                               HTTP: sent as "Authorization: Bearer <secret>"
+                               stdio: sent as params._meta[<key>]
+  --principal-meta-key <key>   the stdio _meta key (default ${DEFAULT_PRINCIPAL_META_KEY})
+  --identity-header "<Name>: <value>"
+                               HTTP: send the identity in this header instead of a bearer
+                               token; {identity} in the value is replaced, e.g.
+                               --identity-header 'X-Api-Key: {identity}'
+  --identity-env <NAME>        stdio: the server reads its identity from this environment
+                               variable; A and B then run as two processes of the command
+  --header "<Name>: <value>"   HTTP: send this header on every request (repeatable), e.g.
+                               --header 'X-Tenant: acme'; values are redacted in reports
+
+Selection:
+  --probe <id>                 run only this probe (repeatable); ids: ${PROBES.map((p) => p.id).join(', ') || '(none registered)'}
+  --skip-probe <id>            do not run this probe (repeatable), e.g. --skip-probe
+                               handle/cross-principal for a single-user stdio server
+  --include-destructive        also call the tools left alone by default: those that may
+                               destroy data (destructiveHint, or a destructive verb in name or
+                               description) and those that run commands or code, run queries,
+                               fetch URLs or touch files (by name, description or a parameter
+                               such as command, code, query, url or path); the report lists
+                               every tool not called and why
+  --allow-minted-in-risky      also let a value the server minted reach such a tool's command,
+                               code, query, url or path parameter; off even with
+                               --include-destructive
+
+TLS (https only):
+  --ca <file>                  also trust the CA certificates (PEM) in this file, e.g.
+                               --ca ./internal-ca.pem
+  --insecure                   do not verify the server's certificate (warns loudly: anyone
+                               on the path can read the identities); test servers only,
+                               e.g. --http https://127.0.0.1:8443/mcp --insecure
+
+Connections:
+  --http-connection <policy>   auto | fresh | reuse | adaptive (default auto): fresh opens a
+                               connection per exchange, reuse keeps one alive, adaptive keeps
+                               one alive until an answer stalls (a server writing headers and
+                               body apart without TCP_NODELAY), then goes fresh; auto is fresh
+                               on a loopback host and adaptive elsewhere
+
+Limits (a number and a unit: 500ms, 30s, 2m, 1h; decimals such as 2.5s work):
+  --timeout <duration>         per call (default ${SCAN_DEFAULTS.timeoutMs / 1000}s), e.g. --timeout 10s
+  --deadline <duration>        whole scan (default ${SCAN_DEFAULTS.deadlineMs / 1000}s), e.g. --deadline 2m; the
+                               scan ends within it plus ${STDIO_CLOSE_GRACE_MS / 1000}s to stop a stdio target's
+                               processes
+  --startup-timeout <duration> stdio: how long the child may take to give its first answer
+                               (default ${SCAN_DEFAULTS.startupTimeoutMs / 1000}s; within the deadline)
+  --max-answer-bytes <n>       largest answer read (default ${SCAN_DEFAULTS.maxAnswerBytes})
+
+Output:
+  --format <format>            ${REPORT_FORMATS.join(' | ')} (default text)
+                               text: one line per probe, controls and evidence beneath
+                               json: the canonical report (schemaVersion 1), all evidence
+                               sarif: SARIF 2.1.0; confirmed → kind fail (level from severity),
+                                 errored → kind open + a tool-execution notification
+                               junit: one testcase per probe; confirmed → failure,
+                                 errored → error, skipped → skipped, refuted passes
+  --output <file>              write the report to a file (the summary line then goes to stderr)
+  --baseline <file>            accepted findings, one a line: <probe-id> (any target) or
+                               <probe-id>@<target> (the report's target exactly, e.g.
+                               stdio:node server.js); # comments. A confirmed result an entry
+                               accepts stays confirmed, marked baselined, and does not fail
+                               the run; an entry whose probe is now refuted is stale and fails
+                               the run (exit 1)
+  --write-baseline <file>      write this run's confirmed findings to <file> as accepted
+                               entries (<probe-id>@<target>), under a comment naming the date
+                               and target, e.g. --write-baseline .stateguard-baseline
+  --evidence <mode>            text, sarif, junit: ${EVIDENCE_MODES.join(' | ')} (default summary)
+  --all                        sarif: also emit refuted (kind pass) and skipped (kind
+                               notApplicable) results; off by default, because some consumers
+                               ignore kind and would show every result as a finding
+  --quiet                      no progress on stderr
+  -h, --help                   this help
+
+Verdicts (every one carries the exchanges that back it, tokens redacted):
+  confirmed   the flaw was shown (A's canary or principal reaching B, a changed state honoured
+              while a random one is refused) and every control held; where a control showed no
+              validation at all, only the flaw's own marker confirms
+  refuted     the property held, and every control held
+  skipped     the surface is legitimately absent (no handle minted and consumed, no
+              input_required, a pre-2026-07-28 server); the precondition is named
+  errored     a control failed, or a call drew no decision (timeout, 5xx, empty or HTML body,
+              dropped connection, unrunnable command, deadline); never read as a refusal
+
+Exit codes: 0 nothing confirmed or errored · 1 something confirmed (and not baselined), or a
+            stale baseline entry · 2 usage error · 3 something errored and nothing confirmed
+`;

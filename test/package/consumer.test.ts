@@ -1,0 +1,325 @@
+/**
+ * The package as a consumer installs it. Builds its own dist (into a temporary copy, so the
+ * checkout's dist/ is never half-written under other suites), packs it, installs the tarball with
+ * the official SDK in a fresh ESM project and in a fresh CommonJS TypeScript project, type-checks
+ * both, runs the ESM one, and runs `npx stateguard scan` against the packaged fixture.
+ *
+ * The install needs the npm registry the first time on a machine (package documents, about 12
+ * packages); afterwards `--prefer-offline` takes everything from npm's cache. The whole suite takes
+ * about 30–45 s on two busy cores, most of it the TypeScript build.
+ */
+import { execFile } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  peerDependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+};
+const work = mkdtempSync(join(tmpdir(), 'stateguard-consumer-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end within `limitMs`; never rejects. */
+function run(file: string, args: readonly string[], cwd: string, limitMs = 60_000): Promise<Ran> {
+  return new Promise((resolve) => {
+    execFile(
+      file,
+      [...args],
+      {
+        cwd,
+        timeout: limitMs,
+        killSignal: 'SIGKILL',
+        maxBuffer: 16 * 1024 * 1024,
+        env: { ...process.env, NO_COLOR: '1' },
+      },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+const npm = (args: readonly string[], cwd: string): Promise<Ran> =>
+  run(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, cwd, 90_000);
+const tsc = (cwd: string): Promise<Ran> => run(process.execPath, [TSC, '-p', cwd], cwd);
+
+const CONSUMER_TS = `import { createStateSealer, StateRejectedError } from 'stateguard';
+import { StateguardError } from 'stateguard/errors';
+import { createStateGuard } from 'stateguard/sdk';
+import { McpServer } from '@modelcontextprotocol/server';
+
+const sealer = createStateSealer({ keys: ['k'.repeat(43)], audience: 'consumer' });
+const binding = { principal: { clientId: 'c', issuer: 'i', subject: 's' }, method: 'tools/call', name: 't', args: {} };
+const opened = sealer.open<{ step: string }>(sealer.seal({ step: 'one' }, binding), binding);
+const guard = createStateGuard({ transport: 'http', keys: ['k'.repeat(43)], audience: 'consumer' });
+// Two copies of the SDK would fail here: "separate declarations of a private property".
+const server: McpServer = guard.protect(new McpServer({ name: 'consumer', version: '1.0.0' }));
+const errors: unknown[] = [StateRejectedError, StateguardError];
+console.log(opened.state.step, typeof server, errors.length);
+`;
+
+const LIBRARY_TS = `import { createStateSealer } from 'stateguard';
+import { StateguardError } from 'stateguard/errors';
+
+const sealer = createStateSealer({ keys: ['k'.repeat(43)], audience: 'consumer' });
+const binding = { principal: 'p', method: 'tools/call', name: 't', args: {} };
+const opened = sealer.open<{ step: string }>(sealer.seal({ step: 'one' }, binding), binding);
+console.log(opened.state.step, [StateguardError].length);
+`;
+
+let tarball = '';
+let esm = '';
+
+beforeAll(async () => {
+  // Build into a copy that is packed as the package: the same files list, the same build.
+  const stage = join(work, 'stage');
+  mkdirSync(stage);
+  for (const f of ['package.json', 'README.md', 'LICENSE', 'cjs'])
+    cpSync(join(ROOT, f), join(stage, f), { recursive: true });
+  const built = await run(
+    process.execPath,
+    [TSC, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(stage, 'dist')],
+    ROOT,
+    120_000,
+  );
+  expect(built.stderr + built.stdout).toBe('');
+  const packed = await npm(['pack', '--ignore-scripts', '--pack-destination', work], stage);
+  expect(packed.code, packed.stderr).toBe(0);
+  tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz')) ?? '');
+
+  const install = async (name: string, type: 'module' | 'commonjs'): Promise<string> => {
+    const dir = join(work, name);
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name, version: '1.0.0', private: true, type }),
+    );
+    const sdk = ['@modelcontextprotocol/server', '@modelcontextprotocol/node'].map(
+      (p) => `${p}@${pkg.peerDependencies[p] ?? 'latest'}`,
+    );
+    const types = `@types/node@${pkg.devDependencies['@types/node'] ?? '^20'}`;
+    const done = await npm(
+      [
+        'install',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=warn',
+        tarball,
+        ...sdk,
+        types,
+      ],
+      dir,
+    );
+    expect(done.code, done.stderr).toBe(0);
+    // Clean install output: no install-script warnings, no peer conflicts.
+    expect(done.stderr).not.toMatch(/install-scripts|ERESOLVE|peer dep/i);
+    return dir;
+  };
+  [esm] = await Promise.all([install('esm', 'module'), install('cjs', 'commonjs')]);
+}, 240_000);
+
+describe('the packed package in a consumer project', () => {
+  it('ships the library, the scanner and the bin fixture, not bench, demo, examples or foreign twins', async () => {
+    const listed = await run('tar', ['-tzf', tarball], work);
+    const files = listed.stdout.split('\n').filter(Boolean);
+    expect(files).toContain('package/dist/index.js');
+    expect(files).toContain('package/dist/cli/main.js');
+    expect(files).toContain('package/dist/fixture/command.js');
+    expect(files).toContain('package/cjs/index.cjs');
+    for (const gone of [
+      'dist/bench/',
+      'dist/examples/',
+      'dist/demo.js',
+      'dist/fixture/foreign/',
+      'dist/fixture/main.js',
+    ])
+      expect(
+        files.filter((f) => f.startsWith(`package/${gone}`)),
+        gone,
+      ).toEqual([]);
+  });
+
+  it('ships every declaration file its shipped declarations import', async () => {
+    // Consumers skip checking libraries' .d.ts (tsc --init's default), so a missing one would show
+    // only as a silent `any`: look for each relative import in the tarball instead.
+    const listed = (await run('tar', ['-tzf', tarball], work)).stdout.split('\n');
+    const shipped = new Set(listed.filter((f) => f.endsWith('.d.ts')));
+    const unpacked = join(work, 'esm', 'node_modules', 'stateguard');
+    const missing: string[] = [];
+    for (const file of shipped) {
+      const text = readFileSync(join(unpacked, file.replace(/^package\//, '')), 'utf8');
+      for (const m of text.matchAll(/from '(\.{1,2}\/[^']+)\.js'/g)) {
+        const target = posix.join(posix.dirname(file), `${m[1] ?? ''}.d.ts`);
+        if (!shipped.has(target)) missing.push(`${file} → ${target}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('type-checks and runs in a fresh ESM project with its own copy of the SDK', async () => {
+    // One copy of the SDK: the consumer's own (a peer dependency, never nested under stateguard).
+    expect(
+      existsSync(join(esm, 'node_modules/stateguard/node_modules/@modelcontextprotocol')),
+    ).toBe(false);
+    writeFileSync(join(esm, 'index.ts'), CONSUMER_TS);
+    writeFileSync(
+      join(esm, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'nodenext',
+          strict: true,
+          skipLibCheck: true,
+          outDir: 'out',
+          types: ['node'],
+        },
+        files: ['index.ts'],
+      }),
+    );
+    const checked = await tsc(esm);
+    expect(checked.stdout + checked.stderr).toBe('');
+    const ran = await run(process.execPath, ['out/index.js'], esm);
+    expect(ran.stdout.trim()).toBe('one object 2');
+  }, 90_000);
+
+  it('in a default CommonJS TypeScript project: node16 and node10 refuse it, "module": "nodenext" takes the library', async () => {
+    const cjs = join(work, 'cjs');
+    writeFileSync(join(cjs, 'index.ts'), CONSUMER_TS);
+    const config = (options: Record<string, string>): void =>
+      writeFileSync(
+        join(cjs, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            ...options,
+            strict: true,
+            skipLibCheck: true,
+            outDir: 'out',
+            types: ['node'],
+          },
+          files: ['index.ts'],
+        }),
+      );
+    config({ module: 'node16' });
+    const asNode16 = await tsc(cjs);
+    expect(asNode16.stdout).toContain('TS1479'); // an ECMAScript module cannot be require()d
+    config({ module: 'commonjs', moduleResolution: 'node10' });
+    const asNode10 = await tsc(cjs);
+    expect(asNode10.stdout).toContain("TS2307: Cannot find module 'stateguard'");
+    // "module": "nodenext" lets a CommonJS file require() the library (TypeScript ≥ 5.8 knows
+    // Node.js can), but not mix stateguard/sdk with the SDK: a CommonJS file gets the SDK's
+    // CommonJS build, another McpServer than the one stateguard/sdk is typed (and runs) against.
+    config({ module: 'nodenext' });
+    const sdkFromCommonJs = await tsc(cjs);
+    expect(sdkFromCommonJs.stdout).toContain('TS2322');
+    writeFileSync(join(cjs, 'index.ts'), LIBRARY_TS);
+    const asNodeNext = await tsc(cjs);
+    expect(asNodeNext.stdout + asNodeNext.stderr).toBe('');
+    // It runs through the package's require condition: the module itself where Node.js can
+    // require() ES modules (20.19, 22.12 and later), else one error that names the fix.
+    const ran = await run(process.execPath, ['out/index.js'], cjs);
+    if (ran.code === 0) expect(ran.stdout.trim()).toBe('one 1');
+    else expect(ran.stderr).toContain("require('stateguard'): stateguard is ESM only");
+  }, 120_000);
+
+  it('in a CommonJS TypeScript project made ESM: "type": "module" and "module": "node16", SDK included', async () => {
+    const dir = join(work, 'cjs');
+    writeFileSync(join(dir, 'index.ts'), CONSUMER_TS);
+    const pj = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...pj, type: 'module' }));
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          module: 'node16',
+          strict: true,
+          skipLibCheck: true,
+          outDir: 'out2',
+          types: ['node'],
+        },
+        files: ['index.ts'],
+      }),
+    );
+    const fixed = await tsc(dir);
+    expect(fixed.stdout + fixed.stderr).toBe('');
+  }, 60_000);
+
+  it('runs npx stateguard scan against the packaged fixture: every probe confirmed, exit 1', async () => {
+    const fixture = `${process.execPath} node_modules/stateguard/dist/cli/main.js fixture --mode flawed`;
+    const scan = await run(
+      process.platform === 'win32' ? 'npx.cmd' : 'npx',
+      [
+        '--no-install',
+        'stateguard',
+        'scan',
+        '--stdio',
+        fixture,
+        '--format',
+        'json',
+        '--quiet',
+        '--deadline',
+        '40s',
+      ],
+      esm,
+    );
+    expect(scan.code, scan.stderr).toBe(1);
+    const report = JSON.parse(scan.stdout) as {
+      probes: { verdict: string }[];
+      tool: { version: string };
+    };
+    expect(report.tool.version).toBe(pkg.version);
+    expect(report.probes.length).toBeGreaterThan(0);
+    expect(report.probes.every((p) => p.verdict === 'confirmed')).toBe(true);
+  }, 60_000);
+
+  it('stateguard fixture without the SDK says what to install, in one line', async () => {
+    const sdk = join(esm, 'node_modules/@modelcontextprotocol/node');
+    renameSync(sdk, `${sdk}.off`);
+    try {
+      const ran = await run(
+        process.execPath,
+        [
+          'node_modules/stateguard/dist/cli/main.js',
+          'fixture',
+          '--mode',
+          'flawed',
+          '--transport',
+          'http',
+        ],
+        esm,
+      );
+      expect(ran.code).toBe(1);
+      expect(ran.stderr.trim()).toBe(
+        'stateguard fixture: the fixture runs on the official MCP SDK, which is not installed: ' +
+          'npm install @modelcontextprotocol/server @modelcontextprotocol/node',
+      );
+    } finally {
+      renameSync(`${sdk}.off`, sdk);
+    }
+  });
+});
