@@ -152,6 +152,7 @@ describe('the packed package in a consumer project', () => {
     expect(files).toContain('package/cjs/index.cjs');
     for (const gone of [
       'dist/bench/',
+      'dist/soak/',
       'dist/examples/',
       'dist/demo.js',
       'dist/fixture/foreign/',
