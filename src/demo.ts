@@ -9,7 +9,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { EXPECTED_VERDICTS, MODES, WITNESSED_PROBES } from './fixture/flaws.js';
+import { expectedFor, MODES, WITNESSED_PROBES } from './fixture/flaws.js';
 import type { Mode } from './fixture/flaws.js';
 import { startFixtureHttp } from './fixture/http.js';
 import { PROBES } from './probe/registry.js';
@@ -33,7 +33,7 @@ interface Row {
 }
 
 async function scanMode(mode: Mode, transport: TransportKind): Promise<Row> {
-  const expected = EXPECTED_VERDICTS[mode];
+  const expected = expectedFor(mode, transport);
   if (transport === 'stdio') {
     const target: Target = {
       kind: 'stdio',

@@ -7,6 +7,7 @@ import handleCrossPrincipal from './probes/handle-cross-principal.js';
 import stateReplayPrincipal from './probes/state-replay-principal.js';
 import stateReplayRequest from './probes/state-replay-request.js';
 import stateTamper from './probes/state-tamper.js';
+import transportOrigin from './probes/transport-origin.js';
 
 /** Every probe, in the order a scan runs them. */
 export const PROBES: readonly Probe[] = [
@@ -14,6 +15,7 @@ export const PROBES: readonly Probe[] = [
   stateTamper,
   stateReplayPrincipal,
   stateReplayRequest,
+  transportOrigin,
 ];
 
 /** The probe with this id, or undefined. */

@@ -21,7 +21,7 @@ import type {
   Verdict,
 } from './types.js';
 import { VERDICTS } from './types.js';
-import type { Probe, ProbeContext, ProbeDecision } from './define.js';
+import type { Probe, ProbeContext, ProbeDecision, ProbeSettings } from './define.js';
 import type { Redactor } from './evidence/evidence.js';
 import { noteEvidence, stderrEvidence } from './evidence/evidence.js';
 import { callRefusal, type MintedValues } from './surface/tool-risk.js';
@@ -43,6 +43,8 @@ export interface ProbeRunOptions {
   readonly capName?: string;
   /** What discovery found; empty when absent (discovery itself runs without one). */
   readonly surface?: SurfaceMap;
+  /** `--expiry-wait`, `--peer`: what some probes need beyond the target. */
+  readonly settings?: ProbeSettings;
 }
 
 /** A surface with nothing on it. */
@@ -82,6 +84,7 @@ export async function runProbe(
     protocol: session.protocol,
     includeDestructive: options.includeDestructive,
     surface: options.surface ?? EMPTY_SURFACE,
+    settings: options.settings ?? {},
     async request(method, params, opts) {
       const what = `${method} '${opts.label}' as ${opts.identity}`;
       if (finished || stop.signal.aborted)

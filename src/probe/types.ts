@@ -155,6 +155,8 @@ export interface RequestOptions {
   readonly signal?: AbortSignal;
   /** Per-call timeout in ms; defaults to the session's (`--timeout`). */
   readonly timeoutMs?: number;
+  /** HTTP: extra request headers (a foreign `Origin`); ignored over stdio. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** A connection to the target that sends requests as either identity. */

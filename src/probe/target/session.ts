@@ -257,7 +257,11 @@ export async function openSession(target: Target, options: SessionOptions): Prom
                 framing === 'legacy' ? (negotiated ?? LEGACY_VERSION) : MODERN_VERSION,
             }
           : {}),
-        headers: { ...sessionHeader, ...identityHeaders(opts.identity) },
+        headers: {
+          ...sessionHeader,
+          ...identityHeaders(opts.identity),
+          ...(target.kind === 'http' ? opts.headers : {}),
+        },
         signal: AbortSignal.any(signals),
       });
       return { outcome: reply.outcome, evidence: reply.evidence };
