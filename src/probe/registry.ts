@@ -4,6 +4,7 @@
  */
 import type { Probe } from './define.js';
 import handleCrossPrincipal from './probes/handle-cross-principal.js';
+import stateReplayAfterCompletion from './probes/state-replay-after-completion.js';
 import stateReplayPrincipal from './probes/state-replay-principal.js';
 import stateReplayRequest from './probes/state-replay-request.js';
 import stateTamper from './probes/state-tamper.js';
@@ -15,6 +16,7 @@ export const PROBES: readonly Probe[] = [
   stateTamper,
   stateReplayPrincipal,
   stateReplayRequest,
+  stateReplayAfterCompletion,
   transportOrigin,
 ];
 
