@@ -4,6 +4,7 @@
  */
 import type { Probe } from './define.js';
 import handleCrossPrincipal from './probes/handle-cross-principal.js';
+import stateErrorOracle from './probes/state-error-oracle.js';
 import stateReplayAfterCompletion from './probes/state-replay-after-completion.js';
 import stateReplayPrincipal from './probes/state-replay-principal.js';
 import stateReplayRequest from './probes/state-replay-request.js';
@@ -17,6 +18,7 @@ export const PROBES: readonly Probe[] = [
   stateReplayPrincipal,
   stateReplayRequest,
   stateReplayAfterCompletion,
+  stateErrorOracle,
   transportOrigin,
 ];
 

@@ -11,8 +11,9 @@ and 2026-07-28 alike, that servers MUST validate the \`Origin\` header on every 
 and MUST answer an invalid one with HTTP 403 Forbidden. A server that skips it serves any web page
 with the user's own reach.
 
-The probe sends one ordinary request (\`tools/list\`), carrying identity A as usual, twice: once as
-any client would, once with \`Origin: ${'https://stateguard-rebinding.invalid'}\`. **Confirmed** when
+The probe sends one ordinary request (\`server/discover\` where the server has it, \`ping\` on a
+2025-11-25 server, else \`tools/list\`), carrying identity A as usual, twice: once as any client
+would, once with \`Origin: ${'https://stateguard-rebinding.invalid'}\`. **Confirmed** when
 the foreign-Origin request gets the ordinary answer (a 2xx JSON-RPC result). **Refuted** on 403.
 Anything else (401, another 4xx, a 5xx, a timeout, an in-band error) is \`errored\` with the answer
 named: it is neither the MUST nor an ordinary answer, and an outage is never read either way.
@@ -53,7 +54,13 @@ export default defineProbe({
   async run(ctx) {
     if (ctx.transport !== 'http')
       return skipped('precondition: the Streamable HTTP transport (stdio carries no Origin)');
-    const plain = await ctx.request('tools/list', {}, { identity: 'A', label: 'tools/list' });
+    // A request every server of its era answers, whatever it offers (a prompt-only server has no tools).
+    const method = ctx.protocol.discover
+      ? 'server/discover'
+      : ctx.protocol.era === 'legacy'
+        ? 'ping'
+        : 'tools/list';
+    const plain = await ctx.request(method, {}, { identity: 'A', label: method });
     ctx.control('ordinaryRequestAnswered', {
       held: ordinary(plain),
       expected: 'the request without a foreign Origin is answered with a result',
@@ -63,20 +70,20 @@ export default defineProbe({
       return errored(`the ordinary request was not answered (${answered(plain)})`);
 
     const foreign = await ctx.request(
-      'tools/list',
+      method,
       {},
       {
         identity: 'A',
-        label: `tools/list with Origin ${FOREIGN_ORIGIN}`,
+        label: `${method} with Origin ${FOREIGN_ORIGIN}`,
         headers: { origin: FOREIGN_ORIGIN },
       },
     );
     const host = await ctx.request(
-      'tools/list',
+      method,
       {},
       {
         identity: 'A',
-        label: `tools/list with Host ${FOREIGN_HOST}`,
+        label: `${method} with Host ${FOREIGN_HOST}`,
         headers: { host: FOREIGN_HOST },
       },
     );
