@@ -66,6 +66,10 @@ Limits:
   --startup-timeout <ms>       stdio: how long the child may take to give its first answer
                                (default ${SCAN_DEFAULTS.startupTimeoutMs}; within the deadline)
   --max-answer-bytes <n>       largest answer read (default ${SCAN_DEFAULTS.maxAnswerBytes})
+  --expiry-wait <duration>     state/expiry: the longest a state should live (at least what the
+                               server promises; the seeds' rule is 600s). The probe waits that
+                               long and sends a state back; the wait extends --deadline by as
+                               much. Without it, state/expiry is skipped
 
 Output:
   --format <format>            ${REPORT_FORMATS.join(' | ')} (default text)
@@ -117,6 +121,8 @@ export interface ScanArgs {
   readonly deadlineMs: number;
   readonly startupTimeoutMs: number;
   readonly maxAnswerBytes: number;
+  /** `--expiry-wait`, in ms. */
+  readonly expiryWaitMs?: number;
   readonly format: ReportFormat;
   readonly output?: string;
   readonly baseline?: Baseline;
@@ -142,6 +148,7 @@ export const SCAN_OPTIONS = {
   deadline: { type: 'string' },
   'startup-timeout': { type: 'string' },
   'max-answer-bytes': { type: 'string' },
+  'expiry-wait': { type: 'string' },
   format: { type: 'string' },
   output: { type: 'string' },
   baseline: { type: 'string' },
@@ -306,6 +313,9 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
       values['max-answer-bytes'],
       SCAN_DEFAULTS.maxAnswerBytes,
     ),
+    ...(values['expiry-wait'] === undefined
+      ? {}
+      : { expiryWaitMs: duration('expiry-wait', values['expiry-wait'], 0) }),
     format,
     ...(values.output !== undefined ? { output: values.output } : {}),
     ...(baseline !== undefined ? { baseline } : {}),

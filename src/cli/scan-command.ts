@@ -77,6 +77,7 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
     deadlineMs: args.deadlineMs,
     startupTimeoutMs: args.startupTimeoutMs,
     maxAnswerBytes: args.maxAnswerBytes,
+    settings: args.expiryWaitMs === undefined ? {} : { expiryWaitMs: args.expiryWaitMs },
     ...(args.quiet
       ? {}
       : { onProgress: (e: ScanProgress) => err(`stateguard: ${progressLine(e)}`) }),

@@ -5,6 +5,7 @@
 import type { Probe } from './define.js';
 import handleCrossPrincipal from './probes/handle-cross-principal.js';
 import stateErrorOracle from './probes/state-error-oracle.js';
+import stateExpiry from './probes/state-expiry.js';
 import stateReplayAfterCompletion from './probes/state-replay-after-completion.js';
 import stateReplayPrincipal from './probes/state-replay-principal.js';
 import stateReplayRequest from './probes/state-replay-request.js';
@@ -19,6 +20,7 @@ export const PROBES: readonly Probe[] = [
   stateReplayRequest,
   stateReplayAfterCompletion,
   stateErrorOracle,
+  stateExpiry,
   transportOrigin,
 ];
 
