@@ -186,7 +186,7 @@ describe('stateguard scan exit codes and reports', () => {
     expect(run.stdout).toContain(
       `tests="${PROBES.length}" failures="0" errors="0" skipped="${PROBES.length}"`,
     );
-    // The era-free probes run there too (transport/origin, skipped over stdio for its own reason).
+    // The era-free probes run there too, and are skipped for their own reasons (no handle; stdio).
     expect(run.stdout.match(/<skipped message="precondition: a 2026-07-28 server/g)).toHaveLength(
       PROBES.filter((p) => p.runsOnLegacy !== true).length,
     );
