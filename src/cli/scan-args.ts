@@ -66,6 +66,11 @@ Limits:
   --startup-timeout <ms>       stdio: how long the child may take to give its first answer
                                (default ${SCAN_DEFAULTS.startupTimeoutMs}; within the deadline)
   --max-answer-bytes <n>       largest answer read (default ${SCAN_DEFAULTS.maxAnswerBytes})
+  --peer <url>                 state/cross-instance: another HTTP endpoint of the same
+                               deployment; a flow and a handle hop from the target to it
+  --peer-stdio "<command line>"
+                               state/cross-instance: a second process of the same server
+                               (with --stdio). Without a peer, state/cross-instance is skipped
   --expiry-wait <duration>     state/expiry: the longest a state should live (at least what the
                                server promises; the seeds' rule is 600s). The probe waits that
                                long and sends a state back; the wait extends --deadline by as
@@ -123,6 +128,8 @@ export interface ScanArgs {
   readonly maxAnswerBytes: number;
   /** `--expiry-wait`, in ms. */
   readonly expiryWaitMs?: number;
+  /** `--peer` / `--peer-stdio`. */
+  readonly peer?: Target;
   readonly format: ReportFormat;
   readonly output?: string;
   readonly baseline?: Baseline;
@@ -149,6 +156,8 @@ export const SCAN_OPTIONS = {
   'startup-timeout': { type: 'string' },
   'max-answer-bytes': { type: 'string' },
   'expiry-wait': { type: 'string' },
+  peer: { type: 'string' },
+  'peer-stdio': { type: 'string' },
   format: { type: 'string' },
   output: { type: 'string' },
   baseline: { type: 'string' },
@@ -313,6 +322,7 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
       values['max-answer-bytes'],
       SCAN_DEFAULTS.maxAnswerBytes,
     ),
+    ...peerTarget(values.peer, values['peer-stdio'], tgt),
     ...(values['expiry-wait'] === undefined
       ? {}
       : { expiryWaitMs: duration('expiry-wait', values['expiry-wait'], 0) }),
@@ -334,4 +344,21 @@ function headerTemplate(v: string | undefined): { name: string; value: string } 
       "--identity-header takes 'Name: value' with {identity} in the value, e.g. 'X-Api-Key: {identity}'",
     );
   return { name: m[1] as string, value: m[2] as string };
+}
+
+/** `--peer <url>` (with `--http`) or `--peer-stdio "<command>"` (with `--stdio`), as a target. */
+function peerTarget(
+  url: string | undefined,
+  stdio: string | undefined,
+  main: Target,
+): { peer?: Target } {
+  if (url === undefined && stdio === undefined) return {};
+  if (url !== undefined && stdio !== undefined)
+    throw new ProbeUsageError('give either --peer or --peer-stdio, not both');
+  if (url !== undefined && main.kind !== 'http')
+    throw new ProbeUsageError('--peer applies to --http targets; use --peer-stdio with --stdio');
+  if (stdio !== undefined && main.kind !== 'stdio')
+    throw new ProbeUsageError('--peer-stdio applies to --stdio targets; use --peer with --http');
+  const peer = target(url, stdio, main.kind === 'http' ? main.connection : undefined);
+  return { peer };
 }

@@ -45,6 +45,11 @@ export interface ProbeContext {
   readonly surface: SurfaceMap;
   /** The scan's settings for probes that need more than the target. */
   readonly settings: ProbeSettings;
+  /**
+   * The peer given with `--peer` / `--peer-stdio`, once opened (requests reach it with
+   * `via: 'peer'`), or why it could not be; undefined when none was given or the probe wants none.
+   */
+  readonly peer?: { readonly problem?: string };
   /** Send one JSON-RPC request as an identity; recorded as evidence and counted against the budget. */
   request(
     method: string,
@@ -77,6 +82,8 @@ export interface Probe {
    * handle, the HTTP transport's Origin check). Every other probe is `skipped` there, naming it.
    */
   readonly runsOnLegacy?: true;
+  /** The probe talks to the peer too: the scan opens it (when given) before the probe runs. */
+  readonly usesPeer?: true;
   /** Time this probe spends waiting on purpose (ms), added to its time cap and the scan deadline. */
   waitMs?(settings: ProbeSettings): number;
   run(ctx: ProbeContext): Promise<ProbeDecision>;

@@ -4,6 +4,7 @@
  */
 import type { Probe } from './define.js';
 import handleCrossPrincipal from './probes/handle-cross-principal.js';
+import stateCrossInstance from './probes/state-cross-instance.js';
 import stateErrorOracle from './probes/state-error-oracle.js';
 import stateExpiry from './probes/state-expiry.js';
 import stateReplayAfterCompletion from './probes/state-replay-after-completion.js';
@@ -21,6 +22,7 @@ export const PROBES: readonly Probe[] = [
   stateReplayAfterCompletion,
   stateErrorOracle,
   stateExpiry,
+  stateCrossInstance,
   transportOrigin,
 ];
 

@@ -45,6 +45,8 @@ export interface ProbeRunOptions {
   readonly surface?: SurfaceMap;
   /** `--expiry-wait`, `--peer`: what some probes need beyond the target. */
   readonly settings?: ProbeSettings;
+  /** The peer's session, or why it could not be opened (a probe with `usesPeer` only). */
+  readonly peer?: EngineSession | { readonly problem: string };
 }
 
 /** A surface with nothing on it. */
@@ -85,6 +87,9 @@ export async function runProbe(
     includeDestructive: options.includeDestructive,
     surface: options.surface ?? EMPTY_SURFACE,
     settings: options.settings ?? {},
+    ...(options.peer === undefined
+      ? {}
+      : { peer: 'problem' in options.peer ? { problem: options.peer.problem } : {} }),
     async request(method, params, opts) {
       const what = `${method} '${opts.label}' as ${opts.identity}`;
       if (finished || stop.signal.aborted)
@@ -99,10 +104,19 @@ export async function runProbe(
         const refusal = callRefusal(tool, name, params.arguments, options);
         if (refusal !== undefined) return refuse('blocked', `${what}: ${refusal}`);
       }
+      const peer = options.peer;
+      const to =
+        opts.via !== 'peer'
+          ? session
+          : peer !== undefined && !('problem' in peer)
+            ? peer
+            : undefined;
+      if (to === undefined) return refuse('blocked', `${what}: no peer is open`);
       calls++;
       inFlight = what;
       const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
-      const recorded = session.request(method, params, { ...opts, signal }).then((exchange) => {
+      const label = opts.via === 'peer' ? `peer: ${opts.label}` : opts.label;
+      const recorded = to.request(method, params, { ...opts, label, signal }).then((exchange) => {
         inFlight = undefined;
         options.minted?.learn(exchange.outcome);
         if (!finished) evidence.push(exchange.evidence);

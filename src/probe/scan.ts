@@ -13,6 +13,7 @@ import { centralResult, runProbe } from './run.js';
 import { runSurvey, SURVEY } from './surface/run-survey.js';
 import { recipeName } from './surface/recipes.js';
 import { DEFAULT_PRINCIPAL_META_KEY, openSession } from './target/session.js';
+import type { EngineSession, SessionOptions } from './target/session.js';
 import { createMintedValues, uncalledTools } from './surface/tool-risk.js';
 import { AbortCause } from './target/jsonrpc.js';
 import type { Evidence, IdentityName, ProbeResult, RunReport, Target } from './types.js';
@@ -112,7 +113,7 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
   const remaining = (): number => deadlineMs - (performance.now() - started);
 
   progress({ phase: 'open', target: display });
-  const opened = await openSession(config.target, {
+  const sessionOptions: SessionOptions = {
     identities,
     principalMetaKey: config.principalMetaKey ?? DEFAULT_PRINCIPAL_META_KEY,
     timeoutMs,
@@ -123,8 +124,25 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
     clientInfo: { name: 'stateguard', version: packageVersion() },
     ...(config.identityHeader === undefined ? {} : { identityHeader: config.identityHeader }),
     ...(config.identityEnv === undefined ? {} : { identityEnv: config.identityEnv }),
-  });
+  };
+  const opened = await openSession(config.target, sessionOptions);
   const { session } = opened;
+  // The peer (`--peer`, `--peer-stdio`): opened with the same identities when a probe that uses it
+  // is about to run, and closed with the target.
+  let peer: EngineSession | { problem: string } | undefined;
+  const openPeer = async (): Promise<EngineSession | { problem: string } | undefined> => {
+    if (settings.peer === undefined) return undefined;
+    if (peer !== undefined) return peer;
+    const p = await openSession(settings.peer, sessionOptions);
+    peer =
+      p.problem !== undefined
+        ? { problem: p.problem }
+        : p.session.protocol.era !== protocol.era
+          ? { problem: `the peer speaks ${p.session.protocol.era}, the target ${protocol.era}` }
+          : p.session;
+    if ('problem' in peer) await p.session.close();
+    return peer;
+  };
   const { protocol } = session;
   progress({ phase: 'opened', era: protocol.era, tools: protocol.tools.length });
 
@@ -194,8 +212,10 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
         const capMs = Math.min(left, Math.max(share, timeoutMs + 1000) + waitOf(probe));
         index++;
         progress({ phase: 'probe', id: probe.id });
+        const peerOf = probe.usesPeer ? await openPeer() : undefined;
         const result = await runProbe(probe, session, {
           ...(found === undefined ? {} : { surface: found.map }),
+          ...(peerOf === undefined ? {} : { peer: peerOf }),
           settings,
           includeDestructive: config.includeDestructive ?? false,
           allowMintedInRisky: config.allowMintedInRisky ?? false,
@@ -214,6 +234,7 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
   } finally {
     clearTimeout(deadlineTimer);
     await session.close();
+    if (peer !== undefined && !('problem' in peer)) await peer.close();
   }
 
   const { tools, prompts, resources, resourceTemplates, deviations, ...rest } = protocol;

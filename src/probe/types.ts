@@ -157,6 +157,8 @@ export interface RequestOptions {
   readonly timeoutMs?: number;
   /** HTTP: extra request headers (a foreign `Origin`); ignored over stdio. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Send to the peer (`--peer`, `--peer-stdio`) instead of the target. */
+  readonly via?: 'peer';
 }
 
 /** A connection to the target that sends requests as either identity. */
