@@ -1,7 +1,7 @@
 import { MRTR_INTEGRITY } from '../references.js';
 import { confirmed, defineProbe, errored, refuted, type ProbeContext } from '../define.js';
 import { describe, establish, establishedAs, retryFresh, sameCall } from '../trials/rounds.js';
-import { flipAt, randomSameShape } from '../trials/mutate.js';
+import { decodeBlob, flipAt, randomSameShape } from '../trials/mutate.js';
 import { withoutEcho } from '../evidence/echo.js';
 import { discoverFlows, noFlowReason, prepareCall, type FoundFlow } from '../trials/prepare.js';
 import { check, outOfBudget, report, startTrial, type Trial } from '../trials/trial.js';
@@ -15,7 +15,8 @@ got. A state refused only for its principal or its request was authentic — wor
 replaying elsewhere — while one refused as malformed or forged was not.
 
 On one working flow of A's the probe presents, each after a fresh round 1: a random blob of the
-state's shape; the state with one character changed; A's untouched state on B's own call of the same
+state's shape; the state with one character changed (unless it is plain JSON with no signature,
+whose changed character reaches the business logic instead); A's untouched state on B's own call of the same
 tool with the same arguments; and the state of another request of A's (the same tool with other
 arguments, or another flow). It compares the wire answers: which channel answered (a JSON-RPC error,
 a tool error with \`isError\`, the round asked again, or an acceptance), the JSON-RPC code, message and
@@ -106,6 +107,17 @@ async function oracle(ctx: ProbeContext, flow: FoundFlow, second?: FoundFlow): P
   const other =
     prep.ok && !sameCall(prep.prepared.call, call) ? prep.prepared.call : second?.prepared.call;
 
+  // A state that is plain JSON with no signature has no integrity check to ask about: a changed
+  // character reaches the business logic ("no booking matches"), whose answer depends on where the
+  // change fell, not on how the server refuses a forgery. The tamper probe speaks to such a state.
+  const decoded = decodeBlob(flow.asked.state);
+  const unsigned = decoded !== undefined && decoded.segments.length === 1;
+  if (unsigned)
+    trial.observations.push({
+      label: 'state not protected',
+      detail: `${subject}'s state decodes to JSON with no signature: the one-character change is left out`,
+    });
+
   const present = async (
     what: string,
     o: Omit<Parameters<typeof retryFresh>[2], 'owner' | 'shape' | 'label'> & { from?: typeof call },
@@ -137,7 +149,13 @@ async function oracle(ctx: ProbeContext, flow: FoundFlow, second?: FoundFlow): P
   const tries = [
     await present('a random blob', { change: randomSameShape }),
     await present('a second random blob', { change: randomSameShape }),
-    await present('the state with one character changed', { change: (s) => flipAt(s, 0.5) }),
+    ...(unsigned
+      ? []
+      : [
+          await present('the state with one character changed', {
+            change: (s) => flipAt(s, 0.5),
+          }),
+        ]),
     await present("A's untouched state on B's call (same tool, same arguments)", {
       sender: 'B',
       change: (s) => s,
