@@ -6,13 +6,17 @@
  *
  * Exits 0 when every verdict is the expected one, 1 otherwise. Everything started is stopped.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { EXPECTED_VERDICTS, MODES, WITNESSED_PROBES } from './fixture/flaws.js';
+import { expectedFor, MODES, WITNESSED_PROBES } from './fixture/flaws.js';
 import type { Mode } from './fixture/flaws.js';
 import { startFixtureHttp } from './fixture/http.js';
-import { PROBES } from './probe/registry.js';
+import { findProbe, PROBES } from './probe/registry.js';
+import type { ProbeSettings } from './probe/define.js';
+import { FIXTURE_SERVER_INFO } from './fixture/server.js';
+import { createWorkspaceDirectory } from './fixture/workspaces.js';
 import { runScan } from './probe/scan.js';
 import type { RunReport, Target, TransportKind } from './probe/types.js';
 import { FOREIGN_TWINS } from './fixture/foreign/index.js';
@@ -33,7 +37,7 @@ interface Row {
 }
 
 async function scanMode(mode: Mode, transport: TransportKind): Promise<Row> {
-  const expected = EXPECTED_VERDICTS[mode];
+  const expected = expectedFor(mode, transport);
   if (transport === 'stdio') {
     const target: Target = {
       kind: 'stdio',
@@ -63,6 +67,100 @@ async function scanForeign(
     return { name: `${twin.id} ${variant}`, transport, report, expected: twin.expected[variant] };
   } finally {
     await started.close();
+  }
+}
+
+/**
+ * The probes that need more than a target: `state/expiry` with a one-second state lifetime and a
+ * two-second `--expiry-wait`, and `state/cross-instance` with a peer (two islands, and a fleet that
+ * shares its keys and workspaces). Each row runs only its probe; the other cells read `-`.
+ */
+async function scanExtras(): Promise<Row[]> {
+  const expiry = findProbe('state/expiry');
+  const hop = findProbe('state/cross-instance');
+  if (expiry === undefined || hop === undefined) return [];
+  const started: { close(): Promise<void> }[] = [];
+  const http = async (options: Parameters<typeof startFixtureHttp>[0]): Promise<Target> => {
+    const f = await startFixtureHttp(options);
+    started.push(f);
+    return { kind: 'http', url: f.url };
+  };
+  const stdio = (mode: Mode, extra: string[] = []): Target => ({
+    kind: 'stdio',
+    command: process.execPath,
+    args: [...nodeArgs, 'fixture', '--transport', 'stdio', '--mode', mode, ...extra],
+  });
+  const wait = { expiryWaitMs: 2000 };
+  const row = async (
+    name: string,
+    transport: TransportKind,
+    target: Target,
+    probe: typeof expiry,
+    settings: ProbeSettings,
+    verdict: string,
+  ): Promise<Row> => ({
+    name,
+    transport,
+    report: await runScan({ target, probes: [probe], settings }),
+    expected: { [probe.id]: verdict },
+  });
+  try {
+    const keys = randomBytes(32);
+    const workspaces = createWorkspaceDirectory({
+      policy: 'bound',
+      keys,
+      audience: FIXTURE_SERVER_INFO.name,
+    });
+    const [fleetA, fleetB] = [
+      await http({ mode: 'fixed', keys, workspaces }),
+      await http({ mode: 'fixed', keys, workspaces }),
+    ];
+    return await Promise.all([
+      row(
+        'fixed, ttl 1 s',
+        'http',
+        await http({ mode: 'fixed', stateTtlSeconds: 1 }),
+        expiry,
+        wait,
+        'refuted',
+      ),
+      row('fixed, ttl 1 s', 'stdio', stdio('fixed', ['--state-ttl', '1']), expiry, wait, 'refuted'),
+      row(
+        'flawed, ttl 1 s',
+        'http',
+        await http({ mode: 'flawed', stateTtlSeconds: 1 }),
+        expiry,
+        wait,
+        'confirmed',
+      ),
+      row(
+        'flawed, ttl 1 s',
+        'stdio',
+        stdio('flawed', ['--state-ttl', '1']),
+        expiry,
+        wait,
+        'confirmed',
+      ),
+      row(
+        'fixed, two islands',
+        'http',
+        await http({ mode: 'fixed' }),
+        hop,
+        { peer: await http({ mode: 'fixed' }) },
+        'confirmed',
+      ),
+      row(
+        'fixed, two islands',
+        'stdio',
+        stdio('fixed'),
+        hop,
+        { peer: stdio('fixed') },
+        'confirmed',
+      ),
+      row('fixed, a fleet', 'http', fleetA, hop, { peer: fleetB }, 'refuted'),
+    ]);
+  } finally {
+    await Promise.all(started.map((f) => f.close()));
   }
 }
 
@@ -146,8 +244,9 @@ async function main(): Promise<number> {
     ),
   );
   const [rows, dead] = await Promise.all([pool(tasks, 6), scanDead()]);
+  const extras = await scanExtras();
   const foreignRows = await pool(foreign, 6);
-  const workspace = render([...rows, ...dead]);
+  const workspace = render([...rows, ...extras, ...dead]);
   const others = render(foreignRows);
   const mismatches = [...workspace.mismatches, ...others.mismatches];
   process.stdout.write(

@@ -43,6 +43,10 @@ export interface ScanArgs {
   readonly deadlineMs: number;
   readonly startupTimeoutMs: number;
   readonly maxAnswerBytes: number;
+  /** `--expiry-wait`, in ms. */
+  readonly expiryWaitMs?: number;
+  /** `--peer` / `--peer-stdio`. */
+  readonly peer?: Target;
   readonly format: ReportFormat;
   readonly output?: string;
   readonly baseline?: Baseline;
@@ -75,6 +79,9 @@ export const SCAN_OPTIONS = {
   deadline: { type: 'string' },
   'startup-timeout': { type: 'string' },
   'max-answer-bytes': { type: 'string' },
+  'expiry-wait': { type: 'string' },
+  peer: { type: 'string' },
+  'peer-stdio': { type: 'string' },
   format: { type: 'string' },
   output: { type: 'string' },
   baseline: { type: 'string' },
@@ -232,6 +239,10 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
       values['max-answer-bytes'],
       SCAN_DEFAULTS.maxAnswerBytes,
     ),
+    ...peerTarget(values.peer, values['peer-stdio'], tgt),
+    ...(values['expiry-wait'] === undefined
+      ? {}
+      : { expiryWaitMs: duration('expiry-wait', values['expiry-wait'], 0) }),
     format,
     ...(values.output !== undefined ? { output: values.output } : {}),
     ...(baseline !== undefined ? { baseline } : {}),
@@ -241,4 +252,27 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
     quiet: values.quiet ?? false,
     warnings,
   };
+}
+
+/** `--peer <url>` (with `--http`) or `--peer-stdio "<command>"` (with `--stdio`), as a target. */
+function peerTarget(
+  url: string | undefined,
+  stdio: string | undefined,
+  main: Target,
+): { peer?: Target } {
+  if (url === undefined && stdio === undefined) return {};
+  if (url !== undefined && stdio !== undefined)
+    throw new ProbeUsageError('give either --peer or --peer-stdio, not both');
+  if (url !== undefined && main.kind !== 'http')
+    throw new ProbeUsageError('--peer applies to --http targets; use --peer-stdio with --stdio');
+  if (stdio !== undefined && main.kind !== 'stdio')
+    throw new ProbeUsageError('--peer-stdio applies to --stdio targets; use --peer with --http');
+  // The peer is the same deployment: the same connection policy and TLS settings as the target.
+  const peer = target(
+    url,
+    stdio,
+    main.kind === 'http' ? main.connection : undefined,
+    main.kind === 'http' ? main.tls : undefined,
+  );
+  return { peer };
 }

@@ -82,6 +82,10 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
     deadlineMs: args.deadlineMs,
     startupTimeoutMs: args.startupTimeoutMs,
     maxAnswerBytes: args.maxAnswerBytes,
+    settings: {
+      ...(args.expiryWaitMs === undefined ? {} : { expiryWaitMs: args.expiryWaitMs }),
+      ...(args.peer === undefined ? {} : { peer: args.peer }),
+    },
     ...(args.quiet
       ? {}
       : { onProgress: (e: ScanProgress) => err(`stateguard: ${progressLine(e)}`) }),

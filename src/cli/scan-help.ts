@@ -69,6 +69,17 @@ Limits (a number and a unit: 500ms, 30s, 2m, 1h; decimals such as 2.5s work):
   --startup-timeout <duration> stdio: how long the child may take to give its first answer
                                (default ${SCAN_DEFAULTS.startupTimeoutMs / 1000}s; within the deadline)
   --max-answer-bytes <n>       largest answer read (default ${SCAN_DEFAULTS.maxAnswerBytes})
+  --expiry-wait <duration>     state/expiry: the longest a state should live (at least what the
+                               server promises; the seeds' rule is 600s), e.g. --expiry-wait 10m.
+                               The probe waits that long and sends a state back; the wait
+                               extends --deadline by as much. Without it, state/expiry is skipped
+
+Peers:
+  --peer <url>                 state/cross-instance: another HTTP endpoint of the same
+                               deployment; a flow and a handle hop from the target to it
+  --peer-stdio "<command line>"
+                               state/cross-instance: a second process of the same server
+                               (with --stdio). Without a peer, state/cross-instance is skipped
 
 Output:
   --format <format>            ${REPORT_FORMATS.join(' | ')} (default text)

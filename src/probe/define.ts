@@ -11,11 +11,23 @@ import type {
   IdentityName,
   ProtocolInfo,
   RequestOptions,
+  Target,
   TransportKind,
   Verdict,
 } from './types.js';
 import type { Reference } from './references.js';
 import type { SurfaceMap } from './surface/recipes.js';
+
+/**
+ * What the user told the scan for the probes that need more than a target: how long a state must
+ * live (`--expiry-wait`), and a second endpoint of the same deployment (`--peer`, `--peer-stdio`).
+ */
+export interface ProbeSettings {
+  /** `--expiry-wait`: the longest lifetime the server should honour, in ms. */
+  readonly expiryWaitMs?: number;
+  /** `--peer` / `--peer-stdio`: another instance of the same deployment. */
+  readonly peer?: Target;
+}
 
 /** A probe's own conclusion, before the runner applies the controls. */
 export interface ProbeDecision {
@@ -31,6 +43,13 @@ export interface ProbeContext {
   readonly includeDestructive: boolean;
   /** What discovery found before the probes ran (empty while discovery itself runs). */
   readonly surface: SurfaceMap;
+  /** The scan's settings for probes that need more than the target. */
+  readonly settings: ProbeSettings;
+  /**
+   * The peer given with `--peer` / `--peer-stdio`, once opened (requests reach it with
+   * `via: 'peer'`), or why it could not be; undefined when none was given or the probe wants none.
+   */
+  readonly peer?: { readonly problem?: string };
   /** Send one JSON-RPC request as an identity; recorded as evidence and counted against the budget. */
   request(
     method: string,
@@ -58,6 +77,15 @@ export interface Probe {
   readonly references: readonly Reference[];
   /** Most requests this probe may send. */
   readonly maxCalls: number;
+  /**
+   * Also run against a 2025-11-25 (legacy) server: the property does not depend on the era (a
+   * handle, the HTTP transport's Origin check). Every other probe is `skipped` there, naming it.
+   */
+  readonly runsOnLegacy?: true;
+  /** The probe talks to the peer too: the scan opens it (when given) before the probe runs. */
+  readonly usesPeer?: true;
+  /** Time this probe spends waiting on purpose (ms), added to its time cap and the scan deadline. */
+  waitMs?(settings: ProbeSettings): number;
   run(ctx: ProbeContext): Promise<ProbeDecision>;
 }
 

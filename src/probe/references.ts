@@ -28,3 +28,17 @@ export const STATEFUL_TOOLS: Reference = {
   id: 'MCP tools: stateful tools',
   url: 'https://modelcontextprotocol.io/specification/2026-07-28/server/tools',
 };
+
+const TRANSPORTS = 'https://modelcontextprotocol.io/specification/2026-07-28/basic/transports';
+
+/** Streamable HTTP: servers MUST validate `Origin` and answer an invalid one 403 (2025-11-25 too). */
+export const TRANSPORT_ORIGIN: Reference = {
+  id: 'MCP transports: Streamable HTTP security warning (validate Origin, 403)',
+  url: `${TRANSPORTS}#security-warning`,
+};
+
+/** MRTR: single use is not implied by binding and MUST be enforced server side where it matters. */
+export const MRTR_SINGLE_USE: Reference = { id: 'MCP MRTR: single use (server side)', url: MRTR };
+
+/** MRTR: a state should carry a short expiry and be refused after it lapses. */
+export const MRTR_EXPIRY: Reference = { id: 'MCP MRTR: requestState expiry', url: MRTR };

@@ -4,9 +4,14 @@
  */
 import type { Probe } from './define.js';
 import handleCrossPrincipal from './probes/handle-cross-principal.js';
+import stateCrossInstance from './probes/state-cross-instance.js';
+import stateErrorOracle from './probes/state-error-oracle.js';
+import stateExpiry from './probes/state-expiry.js';
+import stateReplayAfterCompletion from './probes/state-replay-after-completion.js';
 import stateReplayPrincipal from './probes/state-replay-principal.js';
 import stateReplayRequest from './probes/state-replay-request.js';
 import stateTamper from './probes/state-tamper.js';
+import transportOrigin from './probes/transport-origin.js';
 
 /** Every probe, in the order a scan runs them. */
 export const PROBES: readonly Probe[] = [
@@ -14,6 +19,11 @@ export const PROBES: readonly Probe[] = [
   stateTamper,
   stateReplayPrincipal,
   stateReplayRequest,
+  stateReplayAfterCompletion,
+  stateErrorOracle,
+  stateExpiry,
+  stateCrossInstance,
+  transportOrigin,
 ];
 
 /** The probe with this id, or undefined. */

@@ -21,7 +21,7 @@ import type {
   Verdict,
 } from './types.js';
 import { VERDICTS } from './types.js';
-import type { Probe, ProbeContext, ProbeDecision } from './define.js';
+import type { Probe, ProbeContext, ProbeDecision, ProbeSettings } from './define.js';
 import type { Redactor } from './evidence/evidence.js';
 import { noteEvidence, stderrEvidence } from './evidence/evidence.js';
 import { callRefusal, type MintedValues } from './surface/tool-risk.js';
@@ -43,6 +43,10 @@ export interface ProbeRunOptions {
   readonly capName?: string;
   /** What discovery found; empty when absent (discovery itself runs without one). */
   readonly surface?: SurfaceMap;
+  /** `--expiry-wait`, `--peer`: what some probes need beyond the target. */
+  readonly settings?: ProbeSettings;
+  /** The peer's session, or why it could not be opened (a probe with `usesPeer` only). */
+  readonly peer?: EngineSession | { readonly problem: string };
 }
 
 /** A surface with nothing on it. */
@@ -82,6 +86,10 @@ export async function runProbe(
     protocol: session.protocol,
     includeDestructive: options.includeDestructive,
     surface: options.surface ?? EMPTY_SURFACE,
+    settings: options.settings ?? {},
+    ...(options.peer === undefined
+      ? {}
+      : { peer: 'problem' in options.peer ? { problem: options.peer.problem } : {} }),
     async request(method, params, opts) {
       const what = `${method} '${opts.label}' as ${opts.identity}`;
       if (finished || stop.signal.aborted)
@@ -96,10 +104,19 @@ export async function runProbe(
         const refusal = callRefusal(tool, name, params.arguments, options);
         if (refusal !== undefined) return refuse('blocked', `${what}: ${refusal}`);
       }
+      const peer = options.peer;
+      const to =
+        opts.via !== 'peer'
+          ? session
+          : peer !== undefined && !('problem' in peer)
+            ? peer
+            : undefined;
+      if (to === undefined) return refuse('blocked', `${what}: no peer is open`);
       calls++;
       inFlight = what;
       const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
-      const recorded = session.request(method, params, { ...opts, signal }).then((exchange) => {
+      const label = opts.via === 'peer' ? `peer: ${opts.label}` : opts.label;
+      const recorded = to.request(method, params, { ...opts, label, signal }).then((exchange) => {
         inFlight = undefined;
         options.minted?.learn(exchange.outcome);
         if (!finished) evidence.push(exchange.evidence);

@@ -6,13 +6,14 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { quote } from 'shell-quote';
-import type { Probe } from './define.js';
+import type { Probe, ProbeSettings } from './define.js';
 import { createRedactor, noteEvidence, stderrEvidence } from './evidence/evidence.js';
 import type { Redactor } from './evidence/evidence.js';
 import { centralResult, runProbe } from './run.js';
 import { runSurvey, SURVEY } from './surface/run-survey.js';
 import { recipeName } from './surface/recipes.js';
 import { DEFAULT_PRINCIPAL_META_KEY, openSession } from './target/session.js';
+import type { EngineSession, SessionOptions } from './target/session.js';
 import { createMintedValues, uncalledTools } from './surface/tool-risk.js';
 import { AbortCause } from './target/jsonrpc.js';
 import type { Evidence, IdentityName, ProbeResult, RunReport, Target } from './types.js';
@@ -46,6 +47,11 @@ export interface ScanConfig {
   readonly includeDestructive?: boolean;
   /** Let a server-minted value reach a risky parameter (`--allow-minted-in-risky`). */
   readonly allowMintedInRisky?: boolean;
+  /**
+   * `--expiry-wait`, `--peer`, `--peer-stdio`. A probe that waits on purpose (`state/expiry`)
+   * extends the deadline by its wait.
+   */
+  readonly settings?: ProbeSettings;
   readonly onProgress?: (event: ScanProgress) => void;
 }
 
@@ -102,8 +108,15 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const timeoutMs = checkedMs('timeoutMs', config.timeoutMs ?? SCAN_DEFAULTS.timeoutMs);
-  const deadlineMs = checkedMs('deadlineMs', config.deadlineMs ?? SCAN_DEFAULTS.deadlineMs);
   checkedMs('startupTimeoutMs', config.startupTimeoutMs ?? SCAN_DEFAULTS.startupTimeoutMs);
+  const settings = config.settings ?? {};
+  const waitOf = (p: Probe): number => Math.max(0, p.waitMs?.(settings) ?? 0);
+  // A deliberate wait is not the target's slowness: the deadline grows by exactly that much.
+  const waited = config.probes.reduce((sum, p) => sum + waitOf(p), 0);
+  const deadlineMs = checkedMs(
+    'deadlineMs',
+    (config.deadlineMs ?? SCAN_DEFAULTS.deadlineMs) + waited,
+  );
   const identities = {
     A: config.identities?.A ?? randomIdentity('A'),
     B: config.identities?.B ?? randomIdentity('B'),
@@ -125,7 +138,7 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
   const remaining = (): number => deadlineMs - (performance.now() - started);
 
   progress({ phase: 'open', target: display });
-  const opened = await openSession(config.target, {
+  const sessionOptions: SessionOptions = {
     identities,
     principalMetaKey: config.principalMetaKey ?? DEFAULT_PRINCIPAL_META_KEY,
     timeoutMs,
@@ -137,8 +150,25 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
     ...(config.identityHeader === undefined ? {} : { identityHeader: config.identityHeader }),
     ...(config.identityEnv === undefined ? {} : { identityEnv: config.identityEnv }),
     ...(config.headers === undefined ? {} : { headers: config.headers }),
-  });
+  };
+  const opened = await openSession(config.target, sessionOptions);
   const { session } = opened;
+  // The peer (`--peer`, `--peer-stdio`): opened with the same identities when a probe that uses it
+  // is about to run, and closed with the target.
+  let peer: EngineSession | { problem: string } | undefined;
+  const openPeer = async (): Promise<EngineSession | { problem: string } | undefined> => {
+    if (settings.peer === undefined) return undefined;
+    if (peer !== undefined) return peer;
+    const p = await openSession(settings.peer, sessionOptions);
+    peer =
+      p.problem !== undefined
+        ? { problem: p.problem }
+        : p.session.protocol.era !== protocol.era
+          ? { problem: `the peer speaks ${p.session.protocol.era}, the target ${protocol.era}` }
+          : p.session;
+    if ('problem' in peer) await p.session.close();
+    return peer;
+  };
   const { protocol } = session;
   progress({ phase: 'opened', era: protocol.era, tools: protocol.tools.length });
 
@@ -158,44 +188,61 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
       const evidence = openingEvidence();
       for (const probe of config.probes)
         results.push(centralResult(probe, 'errored', reason, evidence, redactor));
-    } else if (protocol.era === 'legacy') {
-      const reason =
+    } else {
+      // A legacy (2025-11-25) server has no requestState; only the probes whose property does not
+      // depend on the era run there, and every other one is skipped with the precondition named.
+      const legacy = protocol.era === 'legacy';
+      const legacyReason =
         `precondition: a 2026-07-28 server; the target speaks ${protocol.protocolVersion ?? 'an older version'} ` +
         '(answered initialize), so it has no requestState or input_required surface to probe';
-      const evidence = openingEvidence();
-      for (const probe of config.probes)
-        results.push(centralResult(probe, 'skipped', reason, evidence, redactor));
-    } else {
-      progress({ phase: 'probe', id: SURVEY.id });
-      const found = await runSurvey(session, {
-        includeDestructive: config.includeDestructive ?? false,
-        allowMintedInRisky: config.allowMintedInRisky ?? false,
-        minted,
-        redactor,
-        capMs: Math.max(0, Math.min(remaining(), deadlineMs / 3)),
-        capName: 'the survey time cap (a third of --deadline)',
-      });
-      surface = {
-        handles: found.map.handles.map((h) => redactor.string(recipeName(h))),
-        flows: found.map.flows.map((f) => redactor.string(f.subject)),
-        tried: found.map.tried.map((t) => redactor.string(t)),
-        evidence: found.evidence,
-      };
-      for (const [index, probe] of config.probes.entries()) {
+      const runnable = legacy ? config.probes.filter((p) => p.runsOnLegacy) : [...config.probes];
+      const skippedEvidence =
+        legacy && runnable.length < config.probes.length ? openingEvidence() : [];
+      let found: Awaited<ReturnType<typeof runSurvey>> | undefined;
+      if (runnable.length > 0) {
+        progress({ phase: 'probe', id: SURVEY.id });
+        found = await runSurvey(session, {
+          includeDestructive: config.includeDestructive ?? false,
+          allowMintedInRisky: config.allowMintedInRisky ?? false,
+          minted,
+          redactor,
+          capMs: Math.max(0, Math.min(remaining(), (deadlineMs - waited) / 3)),
+          capName: 'the survey time cap (a third of --deadline)',
+        });
+        surface = {
+          handles: found.map.handles.map((h) => redactor.string(recipeName(h))),
+          flows: found.map.flows.map((f) => redactor.string(f.subject)),
+          tried: found.map.tried.map((t) => redactor.string(t)),
+          evidence: found.evidence,
+        };
+      }
+      let index = 0;
+      for (const probe of config.probes) {
+        if (!runnable.includes(probe)) {
+          results.push(centralResult(probe, 'skipped', legacyReason, skippedEvidence, redactor));
+          continue;
+        }
         const left = remaining();
         if (left <= 0) {
           const reason = `not run: ${deadlineName} passed before it started`;
           // Even a probe that never ran carries its evidence: the note of why, never an empty list.
           const note = noteEvidence(redactor, reason);
           results.push(centralResult(probe, 'errored', reason, [note], redactor));
+          index++;
           continue;
         }
-        // A fair share of what is left, but never less than one call's timeout (when time allows).
-        const share = left / (config.probes.length - index);
-        const capMs = Math.min(left, Math.max(share, timeoutMs + 1000));
+        // A fair share of what is left (besides the waits still to come), but never less than one
+        // call's timeout (when time allows), plus this probe's own wait.
+        const waitsLeft = runnable.slice(index).reduce((sum, p) => sum + waitOf(p), 0);
+        const share = Math.max(0, left - waitsLeft) / (runnable.length - index);
+        const capMs = Math.min(left, Math.max(share, timeoutMs + 1000) + waitOf(probe));
+        index++;
         progress({ phase: 'probe', id: probe.id });
+        const peerOf = probe.usesPeer ? await openPeer() : undefined;
         const result = await runProbe(probe, session, {
-          surface: found.map,
+          ...(found === undefined ? {} : { surface: found.map }),
+          ...(peerOf === undefined ? {} : { peer: peerOf }),
+          settings,
           includeDestructive: config.includeDestructive ?? false,
           allowMintedInRisky: config.allowMintedInRisky ?? false,
           minted,
@@ -213,6 +260,7 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
   } finally {
     clearTimeout(deadlineTimer);
     await session.close();
+    if (peer !== undefined && !('problem' in peer)) await peer.close();
   }
 
   const { tools, prompts, resources, resourceTemplates, deviations, ...rest } = protocol;

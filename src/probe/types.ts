@@ -165,6 +165,10 @@ export interface RequestOptions {
   readonly signal?: AbortSignal;
   /** Per-call timeout in ms; defaults to the session's (`--timeout`). */
   readonly timeoutMs?: number;
+  /** HTTP: extra request headers (a foreign `Origin`); ignored over stdio. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Send to the peer (`--peer`, `--peer-stdio`) instead of the target. */
+  readonly via?: 'peer';
 }
 
 /** A connection to the target that sends requests as either identity. */

@@ -27,11 +27,22 @@ async function scanServer(
   open.push(server);
   const report = await runScan({
     target: { kind: 'http', url: server.url },
-    probes: PROBES,
+    probes: CORE,
     ...extra,
   });
   return { report, server };
 }
+
+// The blind spots here are the handle and state-binding probes'; the other probes have their own
+// tests (a flag, a peer, or the transport's Origin check, which these test servers do not keep).
+const CORE = PROBES.filter((p) =>
+  [
+    'handle/cross-principal',
+    'state/tamper',
+    'state/replay-principal',
+    'state/replay-request',
+  ].includes(p.id),
+);
 
 const verdicts = (r: RunReport) => Object.fromEntries(r.probes.map((p) => [p.id, p.verdict]));
 const probe = (r: RunReport, id: string) => r.probes.find((p) => p.id === id)!;
@@ -44,7 +55,7 @@ describe('identities the server cannot tell apart never confirm', () => {
     open.push(fixture);
     const report = await runScan({
       target: { kind: 'http', url: fixture.url },
-      probes: PROBES,
+      probes: CORE,
       identities: { A: 'same-identity-token', B: 'same-identity-token' },
     });
     for (const id of ['handle/cross-principal', 'state/replay-principal']) {
@@ -123,7 +134,7 @@ describe('a signed state bound to nobody', () => {
   it('passes the tamper check but is caught replaying across principals and requests', async () => {
     const fixture = await startFixtureHttp({ mode: 'signed-unbound' });
     open.push(fixture);
-    const report = await runScan({ target: { kind: 'http', url: fixture.url }, probes: PROBES });
+    const report = await runScan({ target: { kind: 'http', url: fixture.url }, probes: CORE });
     expect(verdicts(report)).toMatchObject({
       'state/tamper': 'refuted',
       'state/replay-principal': 'confirmed',
@@ -164,7 +175,7 @@ describe('an SSE answer with a progress notification before the response', () =>
       const fixture = await startFixtureHttp({ mode });
       const proxy = await startHostileProxy(fixture.url, { fault: 'progress-first' });
       open.push(proxy, fixture);
-      const report = await runScan({ target: { kind: 'http', url: proxy.url }, probes: PROBES });
+      const report = await runScan({ target: { kind: 'http', url: proxy.url }, probes: CORE });
       expect(Object.values(verdicts(report))).toEqual([verdict, verdict, verdict, verdict]);
       // Every answer came as SSE with the notification first: the evidence shows both, in order.
       const exchanges = report.probes.flatMap((p) => p.evidence).filter((e) => e.kind === 'http');
@@ -187,11 +198,11 @@ describe('every verdict carries its evidence, not only a confirmation', () => {
     open.push(fixed, broken);
     const refutedReport = await runScan({
       target: { kind: 'http', url: fixed.url },
-      probes: PROBES,
+      probes: CORE,
     });
     const erroredReport = await runScan({
       target: { kind: 'http', url: broken.url },
-      probes: PROBES,
+      probes: CORE,
     });
     const { report: skippedReport } = await scanServer({ surface: false });
     for (const p of refutedReport.probes) {

@@ -4,7 +4,7 @@
  * each of its verdicts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXPECTED_VERDICTS, MODES, WITNESSED_PROBES, type Mode } from '../../src/fixture/flaws.js';
+import { expectedFor, MODES, WITNESSED_PROBES, type Mode } from '../../src/fixture/flaws.js';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import { fixtureStdioCommand } from '../../src/fixture/stdio.js';
 import { PROBES } from '../../src/probe/registry.js';
@@ -38,7 +38,7 @@ for (const mode of MODES) {
       };
 
       for (const id of WITNESSED_PROBES) {
-        const expected = EXPECTED_VERDICTS[mode][id];
+        const expected = expectedFor(mode, transport)[id];
         it(`${id} is ${expected}`, () => {
           const r = result(id);
           expect({ verdict: r.verdict, reason: r.reason }).toMatchObject({ verdict: expected });
@@ -75,7 +75,11 @@ describe('across the table', () => {
   it('each probe is seen producing each of its verdicts', () => {
     for (const probe of PROBES) {
       const expected = new Set(
-        MODES.map((m) => EXPECTED_VERDICTS[m][probe.id as (typeof WITNESSED_PROBES)[number]]),
+        MODES.flatMap((m) =>
+          (['http', 'stdio'] as const).map(
+            (t) => expectedFor(m, t)[probe.id as (typeof WITNESSED_PROBES)[number]],
+          ),
+        ),
       );
       expect([...(seen.get(probe.id) ?? [])].sort()).toEqual([...expected].sort());
     }

@@ -43,7 +43,8 @@ export interface HostileProxy {
   close(): Promise<void>;
 }
 
-const RELAYED = ['content-type', 'accept', 'authorization'];
+// Origin too: a proxy that dropped it would switch off the server's DNS-rebinding check.
+const RELAYED = ['content-type', 'accept', 'authorization', 'origin'];
 const HUGE_BYTES = 3 * 1024 * 1024;
 
 interface Upstream {

@@ -114,6 +114,13 @@ export async function startHttpServer(
   const calls: CallCounts = {};
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
+    // The transport's MUST, kept by every test server: what these servers stand for is their
+    // answers, and a missing Origin check would be a finding (transport/origin) of its own.
+    const origin = req.headers.origin;
+    if (origin !== undefined && !/^https?:\/\/(localhost|127\.0\.0\.1)(:\d+)?$/.test(origin)) {
+      send(res, { status: 403, raw: 'forbidden origin', contentType: 'text/plain' });
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {

@@ -10,7 +10,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { EXPECTED_VERDICTS } from '../../fixture/flaws.js';
+import { expectedFor } from '../../fixture/flaws.js';
 import { startFixtureHttp } from '../../fixture/http.js';
 import { FOREIGN_TWINS } from '../../fixture/foreign/index.js';
 import { startForeign } from '../../fixture/foreign/targets.js';
@@ -39,7 +39,7 @@ function targets(): Target[] {
   const workspace = (['flawed', 'fixed'] as const).map((mode): Target => ({
     label: `workspace ${mode}`,
     family: 'workspace',
-    expected: EXPECTED_VERDICTS[mode],
+    expected: expectedFor(mode, 'http'),
     async scan() {
       const fixture = await startFixtureHttp({ mode });
       try {

@@ -333,3 +333,18 @@ export function attributable(
   const attributed = counted.filter((m) => !baselines.some((b) => showsMarker(b, m)));
   return { counted, attributed };
 }
+
+/**
+ * `text` with every word-like token of at least `minLength` characters that the request carried
+ * (in any encoding) replaced by `…`: what a server said of its own, as opposed to what it quoted
+ * back. Two refusals that differ only in the part of the request they repeat say nothing different.
+ * Short words are kept: a random blob carries some three-letter word somewhere, by chance, and
+ * cutting it out of one answer and not the other would make two alike answers differ.
+ */
+export function withoutEcho(text: string, request: unknown, minLength = 8): string {
+  let out = text;
+  const echoed = [...tokensOf(text)].filter((t) => t.length >= minLength && carries(request, t));
+  // Longest first, so a token inside a longer echoed one is not cut out of it first.
+  for (const t of echoed.sort((a, b) => b.length - a.length)) out = out.split(t).join('…');
+  return out;
+}

@@ -43,6 +43,9 @@ export default defineProbe({
   rationale: RATIONALE.trim(),
   references: [HANDLE_HIJACKING, STATEFUL_TOOLS],
   maxCalls: MAX_CALLS,
+  // Binding a handle to its principal does not depend on the era: most servers in use still speak
+  // 2025-11-25, and their handles are as presentable by anyone.
+  runsOnLegacy: true,
   async run(ctx) {
     const recipes = [...ctx.surface.handles].sort((a, b) => Number(b.checked) - Number(a.checked));
     if (recipes.length === 0) {

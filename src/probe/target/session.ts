@@ -212,7 +212,12 @@ export async function openSession(target: Target, options: SessionOptions): Prom
   // (a dual-era server picks the era from the opening request's `_meta`).
   let framing: 'modern' | 'legacy' = 'modern';
   let negotiated: string | undefined;
-  let sessionHeader: Record<string, string> = {};
+  // A legacy server's session per identity: each identity initializes its own (over HTTP, or as its
+  // own process), so a server that keys anything on its session sees two clients, as it would.
+  const sessionHeaders: Partial<Record<IdentityName, Record<string, string>>> = {};
+  const initialized = new Set<IdentityName>(['A']);
+  // The session id the last `initialize` was answered with (HTTP), read by `initializeAs`.
+  let lastSessionId: string | undefined;
   let nextId = 1;
 
   function envelope(
@@ -249,6 +254,15 @@ export async function openSession(target: Target, options: SessionOptions): Prom
     opts: RequestOptions,
     limit = 'the per-call limit, set by --timeout',
   ): Promise<Exchange> {
+    if (
+      era === 'legacy' &&
+      method !== 'initialize' &&
+      !initialized.has(opts.identity) &&
+      (target.kind === 'http' || perIdentity)
+    ) {
+      initialized.add(opts.identity);
+      await initializeAs(opts.identity);
+    }
     const timeoutMs = opts.timeoutMs ?? options.timeoutMs;
     const timer = new AbortController();
     const who = `${method}${opts.label ? ` '${opts.label}'` : ''} as ${opts.identity}`;
@@ -283,13 +297,68 @@ export async function openSession(target: Target, options: SessionOptions): Prom
                 framing === 'legacy' ? (negotiated ?? LEGACY_VERSION) : MODERN_VERSION,
             }
           : {}),
-        headers: { ...sessionHeader, ...identityHeaders(opts.identity) },
+        headers: {
+          ...(sessionHeaders[opts.identity] ?? {}),
+          ...identityHeaders(opts.identity),
+          ...(target.kind === 'http' ? opts.headers : {}),
+        },
         signal: AbortSignal.any(signals),
       });
+      if (method === 'initialize')
+        lastSessionId =
+          reply.evidence.kind === 'http'
+            ? reply.evidence.response?.headers['mcp-session-id']
+            : undefined;
       return { outcome: reply.outcome, evidence: reply.evidence };
     } finally {
       clearTimeout(handle);
     }
+  }
+
+  /**
+   * `initialize` and `notifications/initialized` as `identity`, keeping the session id the server
+   * hands out for that identity. A is initialized while the era is decided; B on its first request.
+   */
+  async function initializeAs(
+    identity: IdentityName,
+    send: (
+      method: string,
+      label: string,
+      params: Record<string, unknown>,
+    ) => Promise<Outcome> = async (method, label, params) =>
+      (await request(method, params, { identity, label })).outcome,
+  ): Promise<{ outcome: Outcome }> {
+    const outcome = await send(
+      'initialize',
+      identity === 'A' ? 'era: legacy initialize' : `legacy initialize as ${identity}`,
+      {
+        protocolVersion: negotiated ?? LEGACY_VERSION,
+        capabilities: { elicitation: {} },
+        clientInfo: options.clientInfo,
+      },
+    );
+    if (outcome.kind !== 'result' || typeof outcome.result.protocolVersion !== 'string')
+      return { outcome };
+    const sid = lastSessionId;
+    if (sid) sessionHeaders[identity] = { 'mcp-session-id': sid };
+    await channel.notify(
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      {
+        label: 'notifications/initialized',
+        identity,
+        ...(target.kind === 'http'
+          ? {
+              ...(options.identityHeader === undefined
+                ? { bearer: options.identities[identity] }
+                : {}),
+              protocolVersion: outcome.result.protocolVersion,
+            }
+          : {}),
+        headers: { ...(sessionHeaders[identity] ?? {}), ...identityHeaders(identity) },
+        signal: AbortSignal.timeout(options.timeoutMs),
+      },
+    );
+    return { outcome };
   }
 
   const evidence: Evidence[] = [];
@@ -345,34 +414,13 @@ export async function openSession(target: Target, options: SessionOptions): Prom
     problem = `the target did not answer: ${tried.join('; ')}`;
   } else {
     framing = 'legacy';
-    const init = await step('initialize', 'era: legacy initialize', {
-      protocolVersion: LEGACY_VERSION,
-      capabilities: { elicitation: {} },
-      clientInfo: options.clientInfo,
-    });
+    const opened = await initializeAs('A', step);
+    const init = opened.outcome;
     tried.push(`initialize (${describe(init)})`);
     if (init.kind === 'result' && typeof init.result.protocolVersion === 'string') {
       era = 'legacy';
       negotiated = init.result.protocolVersion;
       serverInfo = readServerInfo(init.result.serverInfo);
-      const last = evidence[evidence.length - 1];
-      const sid = last?.kind === 'http' ? last.response?.headers['mcp-session-id'] : undefined;
-      if (sid) sessionHeader = { 'mcp-session-id': sid };
-      await channel.notify(
-        { jsonrpc: '2.0', method: 'notifications/initialized' },
-        {
-          label: 'notifications/initialized',
-          identity: 'A',
-          ...(target.kind === 'http'
-            ? {
-                ...(options.identityHeader === undefined ? { bearer: options.identities.A } : {}),
-                protocolVersion: negotiated,
-              }
-            : {}),
-          headers: { ...sessionHeader, ...identityHeaders('A') },
-          signal: AbortSignal.timeout(options.timeoutMs),
-        },
-      );
       const list = await step('tools/list', 'tools/list (legacy)');
       if (list.kind === 'result') readTools(list.result, tools);
     } else if (

@@ -1,0 +1,122 @@
+import { MRTR_SINGLE_USE } from '../references.js';
+import { confirmed, defineProbe, errored, refuted, skipped, type ProbeContext } from '../define.js';
+import { describe, establish, establishedAs, readOutcome, retryFresh } from '../trials/rounds.js';
+import { randomSameShape } from '../trials/mutate.js';
+import { prepareCall } from '../trials/prepare.js';
+import type { FlowRecipe } from '../surface/recipes.js';
+import { check, outOfBudget, report, startTrial, type Trial } from '../trials/trial.js';
+
+const RATIONALE = `
+Binding a \`requestState\` to its principal, its request and a short expiry bounds a replay; it does
+not stop one. The specification says so in a warning: a server for which a state must be consumed at
+most once MUST enforce that server side. Seed 002's rule is the same: single use, enforced by the
+server (a ledger of consumed rounds), because a client that sends the last round twice — a retry
+after a dropped answer, or an attacker holding a copy — otherwise gets the action twice: two
+reports, two transfers, two redemptions.
+
+The probe completes a flow as A, then sends the final round again, unchanged (the same arguments,
+answers and state). **Confirmed** when that second completion is accepted. **Refuted** when it is
+refused, or when the server asks round 1's questions again. Only tools that are neither read-only
+nor declared idempotent (\`idempotentHint\`) are tried: replaying a read has no effect to prevent, so
+a server with only such flows is \`skipped\`, the precondition named; destructive tools only with
+\`--include-destructive\`, as everywhere.
+
+Controls: the flow completes once as A (the untouched retry is accepted); a random state of the same
+shape draws a decision. If the random state is accepted, the server does not consult its state at
+all: anyone can complete without a state it issued, so single use guards nothing, which is noted and
+refuted, never confirmed. A timeout or 5xx on the replay is never a refusal.
+
+Budget: 24 calls, at most 2 flows.`;
+
+/** Neither read-only nor idempotent: a second completion would do the thing twice. */
+function acts(flow: FlowRecipe): boolean {
+  return !flow.readOnly && flow.tool?.annotations?.['idempotentHint'] !== true;
+}
+
+export default defineProbe({
+  id: 'state/replay-after-completion',
+  title: 'A completed flow cannot be completed again by replaying its final round',
+  severity: 'medium',
+  rationale: RATIONALE.trim(),
+  references: [MRTR_SINGLE_USE],
+  maxCalls: 24,
+  async run(ctx) {
+    const { flows, failures } = ctx.surface;
+    const candidates = flows.filter(acts);
+    if (candidates.length === 0) {
+      if (flows.length === 0 && failures[0] !== undefined)
+        return errored(`no flow found, but discovery drew no decision on ${failures[0]}`);
+      if (flows.length === 0)
+        return skipped(
+          'precondition: a tool that answers input_required with a requestState (none found)',
+        );
+      const kinds = flows.map((f) => `${f.subject} (${f.readOnly ? 'read-only' : 'idempotent'})`);
+      return skipped(
+        `precondition: a flow on a tool that is neither read-only nor idempotent; replaying ${kinds.join(', ')} has no effect to prevent`,
+      );
+    }
+    const trials: Trial[] = [];
+    for (const flow of candidates.slice(0, 2)) {
+      const trial = await replayFinal(ctx, flow);
+      trials.push(trial);
+      if (trial.decision?.verdict === 'confirmed' || trial.outOfBudget) break;
+    }
+    return report(ctx, trials, errored('no trial reached a verdict'));
+  },
+});
+
+async function replayFinal(ctx: ProbeContext, flow: FlowRecipe): Promise<Trial> {
+  const trial = startTrial(flow.subject);
+  const done = (d: Trial['decision']): Trial => Object.assign(trial, { decision: d });
+  const prep = await prepareCall(ctx, flow, 'A', 'completion');
+  if (!prep.ok) return done(errored(`could not prepare ${flow.subject}: ${prep.why}`));
+  const { call, subject } = prep.prepared;
+
+  const once = await establish(ctx, call, 'A', subject);
+  check(trial, 'completedOnce', once.ok, 'the flow completes once as A', establishedAs(once));
+  if (!once.ok) return done(errored(`${subject} did not complete once (${establishedAs(once)})`));
+
+  const random = await retryFresh(ctx, call, {
+    owner: 'A',
+    label: 'random blob of the same shape',
+    shape: once.shape,
+    change: randomSameShape,
+  });
+  const randomReading = random.resumed?.reading ?? readOutcome(random.round1.outcome);
+  check(
+    trial,
+    'randomStateDecided',
+    random.resumed !== undefined && randomReading !== 'failure',
+    'a decision on a random state of the same shape',
+    random.resumed ? describe(random.resumed.exchange) : describe(random.round1),
+  );
+  if (outOfBudget(trial, random.round1)) return done(errored('the budget ran out'));
+  if (random.resumed === undefined || randomReading === 'failure')
+    return done(errored('the random-state control drew no decision'));
+
+  // The very params of the final round: arguments, answers and the state, unchanged.
+  const replay = await ctx.request(call.method, once.final.sent, {
+    identity: 'A',
+    label: 'the final round again, unchanged',
+  });
+  if (outOfBudget(trial, replay)) return done(errored('the budget ran out before the replay'));
+  const reading = readOutcome(replay.outcome);
+  if (reading === 'failure')
+    return done(errored(`the replayed final round drew no decision: ${describe(replay)}`));
+  if (reading !== 'accepted')
+    return done(
+      refuted(`${subject} refused its final round sent a second time (${describe(replay)})`),
+    );
+  if (randomReading === 'accepted') {
+    trial.observations.push({
+      label: 'state not consulted',
+      detail: `${subject} completed on a random requestState too: there is no issued state for single use to guard`,
+    });
+    return done(refuted(`${subject} completes on any state, so a replay proves nothing`));
+  }
+  return done(
+    confirmed(
+      `${subject} completed a second time on its final round sent again unchanged: single use is not enforced`,
+    ),
+  );
+}

@@ -1,0 +1,98 @@
+/**
+ * `transport/origin` against the workspace twins and a stub: a foreign Origin served is confirmed,
+ * a 403 refuted, stdio skipped, and an answer that is neither (a 5xx, a 401) errored with the
+ * answer named, never read as either.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
+import { fixtureStdioCommand } from '../../src/fixture/stdio.js';
+import { findProbe } from '../../src/probe/registry.js';
+import { runScan } from '../../src/probe/scan.js';
+import type { ProbeResult, Target } from '../../src/probe/types.js';
+import { startHttp, type RunningHttp } from '../helpers/http.js';
+
+const probe = findProbe('transport/origin');
+if (probe === undefined) throw new Error('transport/origin is not registered');
+
+const running: (FixtureHttp | RunningHttp)[] = [];
+afterAll(async () => {
+  await Promise.all(running.map((r) => r.close()));
+});
+
+async function scan(target: Target): Promise<ProbeResult> {
+  const report = await runScan({ target, probes: [probe!] });
+  const result = report.probes[0];
+  if (result === undefined) throw new Error('no result');
+  return result;
+}
+
+async function fixture(mode: 'fixed' | 'no-origin' | 'legacy'): Promise<Target> {
+  const f = await startFixtureHttp({ mode });
+  running.push(f);
+  return { kind: 'http', url: f.url };
+}
+
+/** A modern stub that answers its list, and `status` to any request with an Origin. */
+async function stub(status: number): Promise<Target> {
+  const server = await startHttp((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const { id, method } = JSON.parse(body) as { id: number; method: string };
+      res.setHeader('content-type', 'application/json');
+      if (req.headers.origin !== undefined) {
+        res.statusCode = status;
+        res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'no' } }));
+        return;
+      }
+      const result =
+        method === 'server/discover'
+          ? { supportedVersions: ['2026-07-28'], resultType: 'complete' }
+          : method === 'tools/list'
+            ? { tools: [], resultType: 'complete' }
+            : undefined;
+      res.end(
+        JSON.stringify(
+          result
+            ? { jsonrpc: '2.0', id, result }
+            : { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } },
+        ),
+      );
+    });
+  });
+  running.push(server);
+  return { kind: 'http', url: `${server.url}/mcp` };
+}
+
+describe('transport/origin', () => {
+  it('is confirmed when a foreign Origin is served like any request', async () => {
+    const r = await scan(await fixture('no-origin'));
+    expect({ verdict: r.verdict, reason: r.reason }).toMatchObject({ verdict: 'confirmed' });
+    expect(r.controls['ordinaryRequestAnswered']?.held).toBe(true);
+    // The Host check is its own defence: an observation, never the verdict.
+    expect(r.observations.map((o) => o.label)).toContain('Host checked');
+  });
+
+  it('is refuted when a foreign Origin gets 403, on a 2025-11-25 server too', async () => {
+    for (const mode of ['fixed', 'legacy'] as const) {
+      const r = await scan(await fixture(mode));
+      expect({ mode, verdict: r.verdict }).toEqual({ mode, verdict: 'refuted' });
+      expect(r.reason).toMatch(/403/);
+    }
+  });
+
+  it('is skipped over stdio, which carries no Origin', async () => {
+    const { command, args } = fixtureStdioCommand('fixed');
+    const r = await scan({ kind: 'stdio', command, args });
+    expect(r.verdict).toBe('skipped');
+    expect(r.reason).toMatch(/Streamable HTTP/);
+  });
+
+  it('is errored, naming the answer, on a 5xx or a 401 to the foreign Origin', async () => {
+    for (const status of [500, 401]) {
+      const r = await scan(await stub(status));
+      expect({ status, verdict: r.verdict }).toEqual({ status, verdict: 'errored' });
+      expect(r.reason).toContain(`HTTP ${status}`);
+    }
+  });
+});
