@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectedFor } from '../../src/fixture/flaws.js';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import { quietLog } from '../../src/fixture/log.js';
 import { PROBES } from '../../src/probe/registry.js';
@@ -73,12 +74,18 @@ describe('--write-baseline', () => {
       expect(lines[0]).toMatch(/^# stateguard baseline written \d{4}-\d{2}-\d{2} for /);
       expect(lines[0]?.slice(30, 40)).toBe(day);
       expect(lines[0]).toContain(` for ${shown}`);
-      expect(lines.slice(1).map((l) => l.split('@')[0])).toEqual(PROBES.map((p) => p.id));
+      // Exactly the probes the flawed twin confirms over this transport, in registry order.
+      const expected = expectedFor('flawed', transport);
+      const confirmed = PROBES.map((p) => p.id).filter(
+        (id) => expected[id as keyof typeof expected] === 'confirmed',
+      );
+      expect(confirmed.length).toBeGreaterThan(0);
+      expect(lines.slice(1).map((l) => l.split('@')[0])).toEqual(confirmed);
       expect(lines.slice(1).every((l) => l.includes(`@${shown}`))).toBe(true);
-      expect(first.stderr).toContain(`wrote ${PROBES.length} accepted findings to ${file}`);
+      expect(first.stderr).toContain(`wrote ${confirmed.length} accepted findings to ${file}`);
       const second = await runCli(['scan', ...flawed(transport), '--baseline', file, '--quiet']);
       expect(second.code).toBe(0);
-      expect(second.stdout).toContain(`(${PROBES.length} baselined)`);
+      expect(second.stdout).toContain(`(${confirmed.length} baselined)`);
     },
   );
 });

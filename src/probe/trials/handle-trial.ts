@@ -5,6 +5,7 @@
  * decided, and the server shown to tell A and B apart (A-only tokens in A's answers, or B refused
  * what A gets). Every read is driven through all its rounds, and judged on all of them.
  */
+import { randomInt } from 'node:crypto';
 import { confirmed, errored, refuted, skipped, type ProbeContext } from '../define.js';
 import {
   consumerCall,
@@ -72,7 +73,12 @@ export async function tryHandlePair(
   );
   if (!live) return done(errored('an identity could not read its own handle'));
 
-  const forgedHandle = randomSameShape(mintB.handle);
+  // A numeric id counted up from 1 would, forged at the same length, often be somebody's real one:
+  // a forgery must be a value the server never minted, so a number goes far out of that range.
+  const forgedHandle =
+    recipe.found.numeric === true
+      ? String(100_000_000 + randomInt(900_000_000))
+      : randomSameShape(mintB.handle);
   const forged = await read(forgedHandle, 'B', 'B presents a forged handle of the same shape');
   const forgedDecided = forged.answered || forged.reading === 'refused';
   check(
