@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectedFor } from '../../src/fixture/flaws.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
@@ -270,7 +271,7 @@ describe('the packed package in a consumer project', () => {
     expect(fixed.stdout + fixed.stderr).toBe('');
   }, 60_000);
 
-  it('runs npx stateguard scan against the packaged fixture: every probe confirmed, exit 1', async () => {
+  it('runs npx stateguard scan against the packaged fixture: each verdict as the fixture says, exit 1', async () => {
     const fixture = `${process.execPath} node_modules/stateguard/dist/cli/main.js fixture --mode flawed`;
     const scan = await run(
       process.platform === 'win32' ? 'npx.cmd' : 'npx',
@@ -290,12 +291,13 @@ describe('the packed package in a consumer project', () => {
     );
     expect(scan.code, scan.stderr).toBe(1);
     const report = JSON.parse(scan.stdout) as {
-      probes: { verdict: string }[];
+      probes: { id: string; verdict: string }[];
       tool: { version: string };
     };
     expect(report.tool.version).toBe(pkg.version);
     expect(report.probes.length).toBeGreaterThan(0);
-    expect(report.probes.every((p) => p.verdict === 'confirmed')).toBe(true);
+    const expected: Readonly<Record<string, string>> = expectedFor('flawed', 'stdio');
+    for (const p of report.probes) expect([p.id, p.verdict]).toEqual([p.id, expected[p.id]]);
   }, 60_000);
 
   it('stateguard fixture without the SDK says what to install, in one line', async () => {
