@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createMemoryLedger,
@@ -235,6 +236,25 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('createRedisLedger', () => {
     } finally {
       await first.kill();
       await second?.kill();
+    }
+  });
+
+  it('keeps an id in Redis for its lifetime plus the clock-skew margin', async () => {
+    // An instance whose clock runs behind still accepts the token for the skew margin: the id must
+    // outlive the lifetime there too, or the replay lands on a fresh "first use".
+    const ledger = track(
+      createRedisLedger({ url: redis.url, prefix: 'skew:', clockSkewMs: 30_000, timeoutMs: 2_000 }),
+    );
+    const probe = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      const id = newId();
+      expect(await ledger.consume(id, 10_000)).toBe(true);
+      const left = await probe.pttl(`skew:${id}`);
+      // Redis counts down from 40 000 ms; anything above the bare lifetime shows the margin is there.
+      expect(left).toBeGreaterThan(10_000);
+      expect(left).toBeLessThanOrEqual(40_000);
+    } finally {
+      probe.disconnect();
     }
   });
 
