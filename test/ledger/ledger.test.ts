@@ -136,6 +136,34 @@ describe('createMemoryLedger', () => {
   });
 });
 
+describe('createRedisLedger on a client that answers oddly', () => {
+  /** A caller-supplied client whose every command resolves to `reply` (or rejects with it). */
+  const answering = (reply: unknown, fails = false) =>
+    ({
+      status: 'ready',
+      call: () => (fails ? Promise.reject(reply) : Promise.resolve(reply)),
+    }) as unknown as Redis;
+
+  it.each([['QUEUED'], [1], [undefined]])(
+    'refuses with LedgerUnavailableError when SET NX answers %j, neither "OK" nor null',
+    async (reply) => {
+      const ledger = createRedisLedger({ client: answering(reply) });
+      await expect(ledger.consume(newId(), inAMinute())).rejects.toBeInstanceOf(
+        LedgerUnavailableError,
+      );
+    },
+  );
+
+  it('keeps the store error as the cause of the refusal, for the server log', async () => {
+    const down = new Error("READONLY You can't write against a read only replica.");
+    const ledger = createRedisLedger({ client: answering(down, true) });
+    await expect(ledger.consume(newId(), inAMinute())).rejects.toMatchObject({
+      code: 'ERR_LEDGER_UNAVAILABLE',
+      cause: down,
+    });
+  });
+});
+
 announceRedisSkip('createRedisLedger');
 
 describe.skipIf(REDIS_SKIP_REASON !== undefined)('createRedisLedger', () => {
@@ -237,6 +265,15 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('createRedisLedger', () => {
       await first.kill();
       await second?.kill();
     }
+  });
+
+  it('refuses after close', async () => {
+    const ledger = track(createRedisLedger({ url: redis.url, timeoutMs: 2_000 }));
+    expect(await ledger.consume(newId(), inAMinute())).toBe(true);
+    await ledger.close();
+    await expect(ledger.consume(newId(), inAMinute())).rejects.toBeInstanceOf(
+      LedgerUnavailableError,
+    );
   });
 
   it('keeps an id in Redis for its lifetime plus the clock-skew margin', async () => {
