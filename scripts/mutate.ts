@@ -26,23 +26,30 @@ export const MODULES = {
   },
   sdk: {
     mutate: ['src/sdk/**/*.ts'],
-    tests: ['test/sdk/guard-fail-closed.test.ts', 'test/sdk/guard-http.test.ts'],
+    tests: [
+      'test/sdk/guard-fail-closed.test.ts',
+      'test/sdk/guard-http.test.ts',
+      'test/sdk/guard-options.test.ts',
+    ],
   },
-  // The controls and verdict rules of the scanner: the runner, the echo rule, the trials' decisions.
-  probe: {
+  // The scanner's verdict rules: the runner (controls downgrade, timeouts, errors) …
+  runner: {
+    mutate: ['src/probe/run.ts'],
+    tests: ['test/probe/engine/run.test.ts'],
+  },
+  // … the one echo rule (what may count as A's data reaching B) …
+  echo: {
+    mutate: ['src/probe/evidence/echo.ts'],
+    tests: ['test/probe/echo-rule.test.ts'],
+  },
+  // … and the trials' controls and decisions, against the scans that exercise them.
+  trials: {
     mutate: [
-      'src/probe/run.ts',
-      'src/probe/evidence/echo.ts',
       'src/probe/trials/handle-trial.ts',
       'src/probe/trials/replay-trial.ts',
       'src/probe/trials/trial.ts',
     ],
-    tests: [
-      'test/probe/engine/run.test.ts',
-      'test/probe/echo-rule.test.ts',
-      'test/probe/blind-spots.test.ts',
-      'test/probe/proof-table.test.ts',
-    ],
+    tests: ['test/probe/blind-spots.test.ts', 'test/probe/proof-table.test.ts'],
   },
 } as const satisfies Record<string, { mutate: readonly string[]; tests: readonly string[] }>;
 
