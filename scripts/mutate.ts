@@ -42,13 +42,14 @@ export const MODULES = {
     mutate: ['src/probe/evidence/echo.ts'],
     tests: ['test/probe/echo-rule.test.ts'],
   },
-  // … and the trials' controls and decisions, against the scans that exercise them.
-  trials: {
-    mutate: [
-      'src/probe/trials/handle-trial.ts',
-      'src/probe/trials/replay-trial.ts',
-      'src/probe/trials/trial.ts',
-    ],
+  // … and the trials' controls and decisions, against the scans that exercise them (one module
+  // per trial: each mutant there costs whole scans).
+  'handle-trial': {
+    mutate: ['src/probe/trials/handle-trial.ts'],
+    tests: ['test/probe/blind-spots.test.ts', 'test/probe/proof-table.test.ts'],
+  },
+  'replay-trial': {
+    mutate: ['src/probe/trials/replay-trial.ts', 'src/probe/trials/trial.ts'],
     tests: ['test/probe/blind-spots.test.ts', 'test/probe/proof-table.test.ts'],
   },
 } as const satisfies Record<string, { mutate: readonly string[]; tests: readonly string[] }>;
@@ -104,14 +105,14 @@ function main(): number {
     if (run.status !== 0 || !existsSync(reportFile)) {
       failed = true;
       rows.push(
-        `${name.padEnd(8)} stryker failed (exit ${run.status ?? run.signal}) after ${minutes} min`,
+        `${name.padEnd(12)} stryker failed (exit ${run.status ?? run.signal}) after ${minutes} min`,
       );
       continue;
     }
     const { detected, valid, survived } = score(reportFile);
     const pct = valid === 0 ? 'n/a' : `${((100 * detected) / valid).toFixed(1)} %`;
     rows.push(
-      `${name.padEnd(8)} ${pct.padStart(7)}  ${detected}/${valid} detected, ${survived} survived, ${minutes} min`,
+      `${name.padEnd(12)} ${pct.padStart(7)}  ${detected}/${valid} detected, ${survived} survived, ${minutes} min`,
     );
   }
   console.log(`\nmutation score per module (reports in reports/mutation/<module>/index.html)`);
