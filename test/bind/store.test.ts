@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createHandleBinder,
@@ -164,6 +165,25 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('createHandleStore on the Redis
     expect(await b.get(handle, ALICE, 'workspace')).toBe('shared');
     await b.revoke(handle, ALICE, 'workspace');
     await expectRejected(a.get(handle, ALICE, 'workspace'), 'revoked');
+  });
+
+  it('keeps a handle\u2019s data in Redis until the handle expires, and no longer', async () => {
+    // Redis counts the lifetime down itself: the TTL sent must be what is left, never more.
+    const at = 1_800_000_000_000;
+    const backend = createRedisHandleBackend({ url: redis.url, prefix: 'ttl:', now: () => at });
+    backends.push(backend);
+    const probe = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      await backend.set('live', 'data', at + 10_000);
+      const left = await probe.pttl('ttl:live');
+      expect(left).toBeGreaterThan(0);
+      expect(left).toBeLessThanOrEqual(10_000);
+      // Already expired when stored: kept for the shortest time Redis allows, not forever.
+      await backend.set('dead', 'data', at - 5_000);
+      expect(await probe.pttl('ttl:dead')).toBeLessThanOrEqual(1);
+    } finally {
+      probe.disconnect();
+    }
   });
 
   it('fails closed with reason "store-unavailable" once Redis is gone', async () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createMemoryLedger,
@@ -139,6 +140,34 @@ describe('createMemoryLedger', () => {
   });
 });
 
+describe('createRedisLedger on a client that answers oddly', () => {
+  /** A caller-supplied client whose every command resolves to `reply` (or rejects with it). */
+  const answering = (reply: unknown, fails = false) =>
+    ({
+      status: 'ready',
+      call: () => (fails ? Promise.reject(reply) : Promise.resolve(reply)),
+    }) as unknown as Redis;
+
+  it.each([['QUEUED'], [1], [undefined]])(
+    'refuses with LedgerUnavailableError when SET NX answers %j, neither "OK" nor null',
+    async (reply) => {
+      const ledger = createRedisLedger({ client: answering(reply) });
+      await expect(ledger.consume(newId(), inAMinute())).rejects.toBeInstanceOf(
+        LedgerUnavailableError,
+      );
+    },
+  );
+
+  it('keeps the store error as the cause of the refusal, for the server log', async () => {
+    const down = new Error("READONLY You can't write against a read only replica.");
+    const ledger = createRedisLedger({ client: answering(down, true) });
+    await expect(ledger.consume(newId(), inAMinute())).rejects.toMatchObject({
+      code: 'ERR_LEDGER_UNAVAILABLE',
+      cause: down,
+    });
+  });
+});
+
 announceRedisSkip('createRedisLedger');
 
 describe.skipIf(REDIS_SKIP_REASON !== undefined)('createRedisLedger', () => {
@@ -241,6 +270,34 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('createRedisLedger', () => {
     } finally {
       await first.kill();
       await second?.kill();
+    }
+  });
+
+  it('refuses after close', async () => {
+    const ledger = track(createRedisLedger({ url: redis.url, timeoutMs: 2_000 }));
+    expect(await ledger.consume(newId(), inAMinute())).toBe(true);
+    await ledger.close();
+    await expect(ledger.consume(newId(), inAMinute())).rejects.toBeInstanceOf(
+      LedgerUnavailableError,
+    );
+  });
+
+  it('keeps an id in Redis for its lifetime plus the clock-skew margin', async () => {
+    // An instance whose clock runs behind still accepts the token for the skew margin: the id must
+    // outlive the lifetime there too, or the replay lands on a fresh "first use".
+    const ledger = track(
+      createRedisLedger({ url: redis.url, prefix: 'skew:', clockSkewMs: 30_000, timeoutMs: 2_000 }),
+    );
+    const probe = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      const id = newId();
+      expect(await ledger.consume(id, 10_000)).toBe(true);
+      const left = await probe.pttl(`skew:${id}`);
+      // Redis counts down from 40 000 ms; anything above the bare lifetime shows the margin is there.
+      expect(left).toBeGreaterThan(10_000);
+      expect(left).toBeLessThanOrEqual(40_000);
+    } finally {
+      probe.disconnect();
     }
   });
 

@@ -111,6 +111,43 @@ describe("data B sees anyway is never read as A's", () => {
       'state/replay-principal': 'refuted',
     });
   });
+
+  it("A's data shown to any unknown or forged handle is not A's handle reaching B: refuted", async () => {
+    // B's own reads show nothing of A's; only the forged read's answer shows that A's label reaches
+    // B without A's handle. Drop it from what B sees anyway, and this reads as a confirmed hijack.
+    const { report } = await scanServer({ unknownHandle: 'feed' });
+    const p = probe(report, 'handle/cross-principal');
+    expect(p.verdict).toBe('refuted');
+    expect(p.controls['forgedHandleDecided']?.held).toBe(true);
+    // The read that showed A's label to B was tried, and refuted, not confirmed.
+    const notes = p.evidence.flatMap((e) => (e.kind === 'note' ? [e.text] : []));
+    expect(notes).toContainEqual(expect.stringMatching(/→ read_workspace\.workspace_id: refuted/));
+  });
+});
+
+describe('a forged handle that draws no decision is never passed over', () => {
+  const handleProbe = PROBES.filter((p) => p.id === 'handle/cross-principal');
+
+  // With the control always "decided", the unbound read would confirm: B gets A's label by A's handle.
+  it.each([
+    ['an empty HTTP 500', '500', {}],
+    ['no answer at all', 'hang', { timeoutMs: 3_000 }],
+  ] as const)(
+    'a forged read answered with %s: errored, naming the forgedHandleDecided control',
+    async (_label, unknownHandle, extra) => {
+      const server = await startProbeServer({ unknownHandle });
+      open.push(server);
+      const report = await runScan({
+        target: { kind: 'http', url: server.url },
+        probes: handleProbe,
+        ...extra,
+      });
+      const p = probe(report, 'handle/cross-principal');
+      expect(p.verdict).toBe('errored');
+      expect(p.controls['bothIdentitiesLive']?.held).toBe(true);
+      expect(p.controls['forgedHandleDecided']?.held).toBe(false);
+    },
+  );
 });
 
 describe('input requests answered in the shape the server takes', () => {

@@ -56,6 +56,26 @@ describe('the SARIF reporter', () => {
     ]);
   });
 
+  it.each([
+    ['critical', 'error', '9.5'],
+    ['high', 'error', '8.0'],
+    ['medium', 'warning', '5.5'],
+    ['low', 'note', '3.0'],
+  ] as const)(
+    'maps a confirmed %s finding to level %s and security-severity %s, on the result and its rule',
+    (severity, level, securitySeverity) => {
+      // The sample report's findings are all `high`: a probe unknown to the registry takes its rule
+      // from the result, so every severity can be pinned here.
+      const confirmed = { ...report.probes[0]!, id: 'custom/finding', severity };
+      const run = render({ ...report, probes: [confirmed] }).runs[0];
+      expect(run.results[0]).toMatchObject({ ruleId: 'custom/finding', kind: 'fail', level });
+      expect(run.tool.driver.rules[0]).toMatchObject({
+        defaultConfiguration: { level },
+        properties: { 'security-severity': securitySeverity },
+      });
+    },
+  );
+
   it('adds refuted as kind pass and skipped as kind notApplicable only with --all', () => {
     const kinds = (all: boolean) =>
       Object.fromEntries(

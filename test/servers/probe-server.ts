@@ -36,6 +36,14 @@ export interface ProbeServerOptions {
    * accepts goes ahead. Either way the other shape is refused like a bad state would be.
    */
   readonly answers?: 'any' | 'bare' | 'spec';
+  /**
+   * How a read of a handle the server never minted is answered (default `refuse`: a tool error).
+   * `500` and `hang` leave the forged-handle control undecided. `feed`: handles are looked up per
+   * caller, as in `feed` mode, and a handle the caller never opened (A's, or a forged one) is answered
+   * with a public feed of every workspace label; B's own reads show only B's. A's label then reaches
+   * B by A's handle exactly as by a forged one: the handle opens nothing a forgery does not.
+   */
+  readonly unknownHandle?: 'refuse' | '500' | 'hang' | 'feed';
 }
 
 /** A running probe server. */
@@ -58,7 +66,14 @@ const flowTool = (name: string, description: string, annotations: object = {}) =
   annotations,
 });
 
-class Fault extends Error {}
+/** A call the server fails on purpose, the way `kind` says. */
+class Fault extends Error {
+  readonly kind: 'none' | '500' | '500-rpc' | 'hang';
+  constructor(kind: Fault['kind']) {
+    super(kind);
+    this.kind = kind;
+  }
+}
 
 /** Start the server on 127.0.0.1, port 0. */
 export async function startProbeServer(options: ProbeServerOptions = {}): Promise<ProbeServer> {
@@ -91,6 +106,8 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
       }),
     );
   }
+  const unknownHandle = options.unknownHandle ?? 'refuse';
+  const perCaller = options.feed === true || unknownHandle === 'feed';
   const workspaces = new Map<string, { owner: string; label: string }>();
   const issued = new Set<string>();
   const calls: Record<string, number> = {};
@@ -100,7 +117,7 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
       ? 'anonymous'
       : (/^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1] ?? 'anonymous');
   const key = (condition: boolean): void => {
-    if (condition && (options.fault ?? 'none') !== 'none') throw new Fault();
+    if (condition && (options.fault ?? 'none') !== 'none') throw new Fault(options.fault ?? 'none');
   };
   const text = (t: string, isError = false) => ({
     content: [{ type: 'text', text: t }],
@@ -122,10 +139,19 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
 
   /** The workspace a caller reaches by handle; in `feed` mode, a caller's own (made on demand). */
   function lookup(id: string, principal: string): { owner: string; label: string } | undefined {
+    if (unknownHandle === 'feed') return workspaces.get(`${principal}\0${id}`);
     if (!options.feed) return workspaces.get(id);
     const key = `${principal}\0${id}`;
     if (!workspaces.has(key)) workspaces.set(key, { owner: principal, label: '' });
     return workspaces.get(key);
+  }
+
+  /** The answer to a read of a handle the server does not know (for this caller). */
+  function unknown(): object {
+    if (unknownHandle === '500' || unknownHandle === 'hang') throw new Fault(unknownHandle);
+    if (unknownHandle === 'refuse') return text('unknown workspace', true);
+    const recent = [...workspaces.values()].map((w) => w.label);
+    return { ...text(`public feed: ${recent.join(', ')}`), structuredContent: { recent } };
   }
 
   function act(params: Record<string, unknown>, principal: string): object {
@@ -135,7 +161,7 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
     if (name === 'get_time') return text('noon');
     if (name === 'open_workspace') {
       const id = `ws-${randomBytes(8).toString('hex')}`;
-      const key = options.feed ? `${principal}\0${id}` : id;
+      const key = perCaller ? `${principal}\0${id}` : id;
       workspaces.set(key, { owner: principal, label: args['label'] ?? '' });
       const body = { workspace_id: id, owner: principal, label: args['label'] };
       return { ...text(JSON.stringify(body)), structuredContent: body };
@@ -143,7 +169,7 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
     const ws = lookup(args['workspace_id'] ?? '', principal);
     const state = params['requestState'];
     if (name === 'read_workspace') {
-      if (ws === undefined) return text('unknown workspace', true);
+      if (ws === undefined) return unknown();
       key(ws.owner !== principal);
       return { ...text(JSON.stringify(ws)), structuredContent: ws };
     }
@@ -217,7 +243,7 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
       try {
         result = call(msg.params ?? {}, principalOf(req));
       } catch (error) {
-        if (!(error instanceof Fault) || options.fault !== '500-rpc') throw error;
+        if (!(error instanceof Fault) || error.kind !== '500-rpc') throw error;
         res.writeHead(500, { 'content-type': 'application/json' });
         const internal = { code: -32603, message: 'Internal error' };
         return void res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: internal }));
@@ -246,7 +272,7 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
       } catch (error) {
         if (!(error instanceof Fault)) throw error;
         // 'hang': never answer; the client's timeout must end it. '500': an empty error page.
-        if (options.fault === '500') res.writeHead(500).end();
+        if (error.kind === '500') res.writeHead(500).end();
       }
     });
   });

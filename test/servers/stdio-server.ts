@@ -4,7 +4,7 @@
  *
  * Scenarios: modern, modern-no-discover, legacy, hang, hang-stubborn (ignores SIGTERM and EOF),
  * slow-start (reads nothing for 1.5 s, like a server that compiles or downloads itself first),
- * garbage, crash-mid-answer, request-first, huge-line, nested, stderr-echo; and the agreeable
+ * garbage (exits after answering a tools/call with garbage), crash-mid-answer, request-first, huge-line, nested, stderr-echo; and the agreeable
  * servers `yes`, `echo` and `echo-pretty` (see `agreeable.ts`); the hostile targets `hostile` and
  * `risky` (see `hostile-target.ts`).
  */
@@ -42,7 +42,10 @@ const serve = (line: string): void => {
   const reply = answer(message, era, caller, counts);
   if (!reply) return;
   if (scenario === 'garbage') {
-    process.stdout.write('this is not json\n<html>500</html>\n');
+    // A tools/call gets the garbage and then the end of the stream, so a test can wait for the close
+    // (which comes after every line written before it) instead of for a timeout.
+    const end = message.method === 'tools/call' ? () => process.exit(0) : undefined;
+    process.stdout.write('this is not json\n<html>500</html>\n', end);
     return;
   }
   if (message.method === 'tools/call') {

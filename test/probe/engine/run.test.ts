@@ -80,6 +80,35 @@ describe('the runner', () => {
     expect(JSON.stringify(result.evidence)).toContain("the probe's own reading was confirmed");
   });
 
+  it('turns refuted into errored too, naming the first control that did not hold and the others', async () => {
+    // A refutation drawn while a control failed would read as green: it must never stand.
+    const result = await runProbe(
+      inline(async (ctx) => {
+        ctx.control('forgedHandleDecided', {
+          held: false,
+          expected: 'a decision',
+          observed: '500',
+        });
+        ctx.control('serverTellsApart', { held: true, expected: 'A-only tokens', observed: '2' });
+        ctx.control('bothIdentitiesLive', {
+          held: false,
+          expected: 'answers',
+          observed: 'timeout',
+        });
+        return refuted('B was refused');
+      }),
+      session,
+      options,
+    );
+    expect(result.verdict).toBe('errored');
+    expect(result.reason).toBe(
+      'control forgedHandleDecided did not hold: expected a decision; observed 500 (also: bothIdentitiesLive)',
+    );
+    expect(JSON.stringify(result.evidence)).toContain(
+      "the probe's own reading was refuted: B was refused",
+    );
+  });
+
   it('keeps a skip when a control did not hold: the surface is absent, not the flaw shown', async () => {
     const result = await runProbe(
       inline(async (ctx) => {

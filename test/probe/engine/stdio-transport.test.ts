@@ -131,10 +131,15 @@ describe('the stdio channel', () => {
       async ({ session, problem }) => {
         expect(session.protocol.era).toBe('unknown');
         expect(problem).toContain('initialize (timeout');
-        const got = received(
-          (await session.request('tools/list', {}, { identity: 'A', label: 'g' })).evidence,
-        );
-        expect(got).toContain('this is not json');
+        // The child ends its stream after this garbage: the request ends on that event (the bound is
+        // only a backstop), and every line written before it has been read by then.
+        const { outcome, evidence } = await session.request('tools/call', echo('x'), {
+          identity: 'A',
+          label: 'g',
+          timeoutMs: 15_000,
+        });
+        expect(outcome).toMatchObject({ kind: 'failure', failure: 'closed' });
+        expect(received(evidence)).toContain('this is not json');
       },
       400,
     );

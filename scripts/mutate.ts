@@ -1,0 +1,123 @@
+/**
+ * `npm run mutate [module…]`: StrykerJS over the modules where a silent regression is a security or
+ * accuracy bug, one Stryker run per module so each run is small enough for two cores. Each module is
+ * mutated against its own tests only (listed below): the slow end-to-end suites (foreign twins, CLI,
+ * stdio spawns) would multiply the run time, and a mutant is only "guarded" when a focused test kills
+ * it. Reports land in reports/mutation/<module>/ (gitignored); the scores are printed at the end.
+ *
+ * Not part of `npm test` or CI: see docs/development.md for when to run it and the recorded scores.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+
+/** What each module mutates, and the tests it is measured against. */
+export const MODULES = {
+  seal: {
+    mutate: ['src/seal/**/*.ts'],
+    tests: ['test/seal/**/*.test.ts', 'test/bind/handle.test.ts'],
+  },
+  bind: {
+    mutate: ['src/bind/**/*.ts'],
+    tests: ['test/bind/**/*.test.ts'],
+  },
+  ledger: {
+    mutate: ['src/ledger/**/*.ts'],
+    tests: ['test/ledger/ledger.test.ts', 'test/ledger/many-instances.test.ts'],
+  },
+  sdk: {
+    mutate: ['src/sdk/**/*.ts'],
+    tests: [
+      'test/sdk/guard-fail-closed.test.ts',
+      'test/sdk/guard-http.test.ts',
+      'test/sdk/guard-options.test.ts',
+    ],
+  },
+  // The scanner's verdict rules: the runner (controls downgrade, timeouts, errors) …
+  runner: {
+    mutate: ['src/probe/run.ts'],
+    tests: ['test/probe/engine/run.test.ts'],
+  },
+  // … the one echo rule (what may count as A's data reaching B) …
+  echo: {
+    mutate: ['src/probe/evidence/echo.ts'],
+    tests: ['test/probe/echo-rule.test.ts'],
+  },
+  // … and the trials' controls and decisions, against the scans that exercise them (one module
+  // per trial: each mutant there costs whole scans).
+  'handle-trial': {
+    mutate: ['src/probe/trials/handle-trial.ts'],
+    tests: ['test/probe/blind-spots.test.ts', 'test/probe/proof-table.test.ts'],
+  },
+  'replay-trial': {
+    mutate: ['src/probe/trials/replay-trial.ts', 'src/probe/trials/trial.ts'],
+    tests: ['test/probe/blind-spots.test.ts', 'test/probe/proof-table.test.ts'],
+  },
+} as const satisfies Record<string, { mutate: readonly string[]; tests: readonly string[] }>;
+
+type ModuleName = keyof typeof MODULES;
+
+interface MutantResult {
+  readonly status: string;
+}
+
+/** Stryker's mutation score: detected (killed or timed out) over valid mutants. */
+function score(reportFile: string): { detected: number; valid: number; survived: number } {
+  const report = JSON.parse(readFileSync(reportFile, 'utf8')) as {
+    files: Record<string, { mutants: MutantResult[] }>;
+  };
+  const mutants = Object.values(report.files).flatMap((f) => f.mutants);
+  const count = (...statuses: string[]) =>
+    mutants.filter((m) => statuses.includes(m.status)).length;
+  const detected = count('Killed', 'Timeout');
+  const survived = count('Survived', 'NoCoverage');
+  return { detected, valid: detected + survived, survived };
+}
+
+function main(): number {
+  const asked = process.argv.slice(2);
+  const unknown = asked.filter((m) => !(m in MODULES));
+  if (unknown.length > 0) {
+    console.error(
+      `unknown module(s): ${unknown.join(', ')}; known: ${Object.keys(MODULES).join(', ')}`,
+    );
+    return 2;
+  }
+  const names = (asked.length > 0 ? asked : Object.keys(MODULES)) as ModuleName[];
+  const rows: string[] = [];
+  let failed = false;
+  for (const name of names) {
+    const started = Date.now();
+    const run = spawnSync(
+      process.execPath,
+      ['node_modules/@stryker-mutator/core/bin/stryker.js', 'run'],
+      {
+        stdio: 'inherit',
+        env: {
+          ...process.env,
+          STATEGUARD_MUTATE: name,
+          STATEGUARD_MUTATE_FILES: JSON.stringify(MODULES[name].mutate),
+          STATEGUARD_MUTATE_TESTS: JSON.stringify(MODULES[name].tests),
+        },
+      },
+    );
+    const minutes = ((Date.now() - started) / 60_000).toFixed(1);
+    const reportFile = `reports/mutation/${name}/mutation.json`;
+    if (run.status !== 0 || !existsSync(reportFile)) {
+      failed = true;
+      rows.push(
+        `${name.padEnd(12)} stryker failed (exit ${run.status ?? run.signal}) after ${minutes} min`,
+      );
+      continue;
+    }
+    const { detected, valid, survived } = score(reportFile);
+    const pct = valid === 0 ? 'n/a' : `${((100 * detected) / valid).toFixed(1)} %`;
+    rows.push(
+      `${name.padEnd(12)} ${pct.padStart(7)}  ${detected}/${valid} detected, ${survived} survived, ${minutes} min`,
+    );
+  }
+  console.log(`\nmutation score per module (reports in reports/mutation/<module>/index.html)`);
+  for (const row of rows) console.log(`  ${row}`);
+  return failed ? 1 : 0;
+}
+
+process.exitCode = main();
