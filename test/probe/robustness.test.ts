@@ -37,17 +37,20 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const scan = (target: Target): Promise<RunReport> =>
-  runScan({ target, probes: PROBES, deadlineMs: DEADLINE_MS, timeoutMs: TIMEOUT_MS });
+const scan = (
+  target: Target,
+  deadlineMs = DEADLINE_MS,
+  timeoutMs = TIMEOUT_MS,
+): Promise<RunReport> => runScan({ target, probes: PROBES, deadlineMs, timeoutMs });
 
 /** A full report that serialises, within the deadline, with nothing confirmed. */
-function expectSound(report: RunReport): void {
+function expectSound(report: RunReport, deadlineMs = DEADLINE_MS): void {
   const text = JSON.stringify(report);
   expect(JSON.parse(json.render(report, { color: false, evidence: 'full' }))).toEqual(
     JSON.parse(text),
   );
   expect(report.probes.map((p) => p.id)).toEqual(PROBES.map((p) => p.id));
-  expect(report.ms).toBeLessThanOrEqual(DEADLINE_MS + SLACK_MS);
+  expect(report.ms).toBeLessThanOrEqual(deadlineMs + SLACK_MS);
   const confirmed = report.probes.filter((p) => p.verdict === 'confirmed');
   expect(confirmed.map((p) => `${p.id}: ${p.reason}`)).toEqual([]);
   for (const p of report.probes) {
@@ -115,8 +118,10 @@ describe('notifications and server→client requests before every answer', () =>
     'a flood in front of the fixed twin changes nothing: every probe refuted',
     async () => {
       const proxy = await behindProxy('fixed', 'flood');
-      const report = await scan({ kind: 'http', url: proxy.url });
-      expectSound(report);
+      // Every answer arrives (behind a flood): nothing here waits on a timeout, so the limits are
+      // wide enough that a loaded machine cannot turn slowness into an error.
+      const report = await scan({ kind: 'http', url: proxy.url }, 20_000, 5000);
+      expectSound(report, 20_000);
       expect(proxy.faulted()).toBeGreaterThan(0);
       expect(verdicts(report)).toEqual(['refuted', 'refuted', 'refuted', 'refuted']);
     },

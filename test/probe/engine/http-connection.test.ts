@@ -65,16 +65,19 @@ describe('a scan against a server that writes headers and body apart (issue 16)'
     const plain = await scan(ordinary.url);
     const times = exchangeTimes(stalled);
     expect(times.length).toBeGreaterThan(10);
-    // A busy machine may slow a few exchanges; the stall pattern would be half or all of them.
-    expect(stalledShare(times)).toBeLessThan(0.2);
+    // The stall pattern would be half or all of the exchanges. A busy machine slows exchanges
+    // against the ordinary server just as much, so the stalling server is judged against it.
+    expect(stalledShare(times) - stalledShare(exchangeTimes(plain))).toBeLessThan(0.2);
     expect(verdicts(stalled)).toEqual(verdicts(plain));
     expect(verdicts(stalled)).toContain('state/tamper=confirmed');
   }, 60_000);
 
   it('gives up a kept-alive connection once an answer stalls, when adaptive', async () => {
     const times = exchangeTimes(await scan(stalling.url, 'adaptive'));
-    // The first answer on a reused connection stalls and switches the pool; the rest do not.
-    expect(times.filter((ms) => ms >= STALL_MS).length).toBeLessThan(times.length * 0.2);
+    const plain = exchangeTimes(await scan(ordinary.url, 'adaptive'));
+    // The first answer on a reused connection stalls and switches the pool; the rest do not. Judged
+    // against the ordinary server in the same test, so a busy machine does not read as a stall.
+    expect(stalledShare(times) - stalledShare(plain)).toBeLessThan(0.2);
   }, 60_000);
 });
 
