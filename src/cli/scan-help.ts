@@ -89,6 +89,8 @@ Output:
                                  errored → kind open + a tool-execution notification
                                junit: one testcase per probe; confirmed → failure,
                                  errored → error, skipped → skipped, refuted passes
+                               markdown: a verdict table and each confirmed finding with its
+                                 evidence, for a pull-request comment; the target's text inert
   --output <file>              write the report to a file (the summary line then goes to stderr)
   --baseline <file>            accepted findings, one a line: <probe-id> (any target) or
                                <probe-id>@<target> (the report's target exactly, e.g.

@@ -3,12 +3,13 @@
  */
 import { json } from './json.js';
 import { junit } from './junit.js';
+import { markdown } from './markdown.js';
 import { sarif } from './sarif.js';
 import { text } from './text.js';
 import type { Reporter } from './types.js';
 
 /** Every output format by id. */
-export const REPORTERS = { text, json, sarif, junit } satisfies Record<string, Reporter>;
+export const REPORTERS = { text, json, sarif, junit, markdown } satisfies Record<string, Reporter>;
 
 /** A format id. */
 export type ReportFormat = keyof typeof REPORTERS;

@@ -22,6 +22,6 @@ export interface RenderOptions {
 
 /** One output format. */
 export interface Reporter {
-  readonly id: 'text' | 'json' | 'sarif' | 'junit';
+  readonly id: 'text' | 'json' | 'sarif' | 'junit' | 'markdown';
   render(report: RunReport, options: RenderOptions): string;
 }

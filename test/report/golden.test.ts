@@ -21,6 +21,7 @@ const CASES: [file: string, format: ReportFormat, options: RenderOptions, source
   ['report.sarif', 'sarif', { color: false, evidence: 'summary' }],
   ['report-all.sarif', 'sarif', { color: false, evidence: 'summary', all: true }],
   ['report.junit.xml', 'junit', { color: false, evidence: 'summary' }],
+  ['report.md', 'markdown', { color: false, evidence: 'summary' }],
   // With a baseline: one confirmed result accepted, one stale entry.
   ['report-baseline.txt', 'text', { color: false, evidence: 'summary' }, baselinedReport],
   [
@@ -30,6 +31,7 @@ const CASES: [file: string, format: ReportFormat, options: RenderOptions, source
     baselinedReport,
   ],
   ['report-baseline.junit.xml', 'junit', { color: false, evidence: 'summary' }, baselinedReport],
+  ['report-baseline.md', 'markdown', { color: false, evidence: 'summary' }, baselinedReport],
 ];
 
 describe('every reporter against its golden file', () => {

@@ -1,0 +1,80 @@
+/**
+ * Markdown for a pull-request comment or a job summary: a header, the verdict of every probe in one
+ * table, and for each confirmed finding its reason and the decisive exchanges, short. Everything the
+ * target sent is hostile: it is made visible (control and bidi characters escaped, as in text), its
+ * Markdown and HTML metacharacters escaped, and kept out of links, so nothing it says can format,
+ * link, hide or inject anything in the rendered comment.
+ */
+import { STALE_REASON } from '../probe/baseline.js';
+import type { ProbeResult, RunReport } from '../probe/types.js';
+import { detailLines } from './evidence-lines.js';
+import { summaryLine } from './text.js';
+import type { RenderOptions, Reporter } from './types.js';
+import { visible } from './visible.js';
+
+const ICON = { confirmed: '❌', refuted: '✅', skipped: '➖', errored: '⚠️' } as const;
+/** Most evidence lines shown under one finding: a comment must stay short. */
+const MAX_LINES = 8;
+
+/**
+ * `s` as inert Markdown text: visible characters, HTML and Markdown metacharacters escaped (a
+ * backslash before each, `<` and `>` and `&` as entities), and lines folded into one, so a table
+ * cell stays one cell and no heading, list, link, image, HTML or code span can start in it.
+ */
+export function inertMarkdown(s: string): string {
+  return (
+    visible(s)
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/([\\`*_{}[\]#+!|~])/g, '\\$1')
+      // No autolink either: a bare URL the target wrote must not become a link in the comment.
+      .replace(/:\/\//g, ':&#47;&#47;')
+      .replace(/\bwww\./gi, (m) => `${m.slice(0, 3)}&#46;`)
+      .replace(/\r?\n/g, ' ')
+  );
+}
+
+function finding(r: ProbeResult, o: RenderOptions): string[] {
+  const lines = [
+    `### ${ICON.confirmed} \`${r.id}\`${r.baselined === true ? ' (baselined)' : ''}`,
+    '',
+    inertMarkdown(r.reason),
+  ];
+  if (o.evidence === 'none') return lines;
+  const detail = detailLines(r, 'summary', (held) => (held ? '✓' : '✗'))
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0);
+  const shown = detail.slice(0, MAX_LINES).map((l) => `- ${inertMarkdown(l)}`);
+  if (detail.length > MAX_LINES)
+    shown.push(`- … ${detail.length - MAX_LINES} more in the JSON report`);
+  return [...lines, '', ...shown];
+}
+
+/** The Markdown reporter. */
+export const markdown: Reporter = {
+  id: 'markdown',
+  render(report: RunReport, o: RenderOptions): string {
+    const out = [
+      `## stateguard: ${inertMarkdown(report.target.display)}`,
+      '',
+      inertMarkdown(summaryLine(report)),
+      '',
+    ];
+    if (report.problem !== undefined) out.push(`**Problem:** ${inertMarkdown(report.problem)}`, '');
+    out.push('| probe | verdict | reason |', '| --- | --- | --- |');
+    for (const r of report.probes) {
+      const accepted = r.baselined === true ? ' (baselined)' : '';
+      out.push(
+        `| \`${r.id}\` | ${ICON[r.verdict]} ${r.verdict}${accepted} | ${inertMarkdown(r.reason)} |`,
+      );
+    }
+    for (const entry of report.baseline?.stale ?? [])
+      out.push(
+        `| ${inertMarkdown(entry)} | ⚠️ stale baseline entry | ${inertMarkdown(STALE_REASON)} |`,
+      );
+    const confirmed = report.probes.filter((r) => r.verdict === 'confirmed');
+    for (const r of confirmed) out.push('', ...finding(r, o));
+    return `${out.join('\n')}\n`;
+  },
+};
