@@ -44,7 +44,7 @@ async function start(
 
 /** The logger hook writes to stderr; a separate pipe, so wait for it (bounded). */
 async function logged(running: { stderr: () => string }, text: string): Promise<string> {
-  for (let i = 0; i < 100 && !running.stderr().includes(text); i += 1) {
+  for (let i = 0; i < 250 && !running.stderr().includes(text); i += 1) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return running.stderr();
@@ -159,7 +159,9 @@ describe('a state presented for another request over stdio', () => {
       }),
     ]);
     for (const outcome of refusals) expect(outcome).toMatchObject(REFUSED);
-    expect(await logged(main, 'reason=request')).toContain('reason=request method=resources/read');
+    // Four refusals, four log lines on another pipe: wait for the one asserted, not the first.
+    const line = 'reason=request method=resources/read';
+    expect(await logged(main, line)).toContain(line);
   });
 
   it('is refused by a server of another audience sharing the key', async () => {
