@@ -251,6 +251,36 @@ export interface RunReport {
    * fetches or file access, without `--include-destructive`. Absent when there is none.
    */
   readonly uncalled?: { readonly tool: string; readonly why: string }[];
+  /** Set when the target came from a client configuration file (`--config`): where it was declared. */
+  readonly server?: ServerSource;
+}
+
+/** Where a scanned server was declared: its entry in an MCP client configuration file. */
+export interface ServerSource {
+  /** The entry's name (its key in the file). */
+  readonly name: string;
+  /** The configuration file, as the user named it or as it was found (relative paths stay relative). */
+  readonly file: string;
+  /** 1-based line of the entry's key in that file. */
+  readonly line: number;
+  /** The client format the file was read as (e.g. `claude-desktop`, `vscode`). */
+  readonly format: string;
+}
+
+/**
+ * The report of a scan of several servers (`--config`): one {@link RunReport} per server, each with
+ * its `server` set, in the order the files declared them. A server that could not be started (an
+ * unresolved placeholder, an SSE-only legacy entry) has a report with `problem` set and no probes.
+ */
+export interface CombinedReport {
+  readonly schemaVersion: 1;
+  readonly kind: 'combined';
+  readonly tool: { name: 'stateguard'; version: string };
+  /** The configuration files read, as named or found. */
+  readonly configs: string[];
+  readonly startedAt: string;
+  readonly ms: number;
+  readonly servers: RunReport[];
 }
 
 /**

@@ -2,7 +2,7 @@
  * The reporter contract: a pure function from the canonical {@link RunReport} to text. The CLI does
  * the I/O; reporters never print, never read the environment, never see an unredacted secret.
  */
-import type { RunReport } from '../probe/types.js';
+import type { CombinedReport, RunReport } from '../probe/types.js';
 
 /** How much evidence a human-oriented format shows. JSON always carries all of it. */
 export const EVIDENCE_MODES = ['full', 'summary', 'none'] as const;
@@ -24,4 +24,9 @@ export interface RenderOptions {
 export interface Reporter {
   readonly id: 'text' | 'json' | 'sarif' | 'junit' | 'markdown';
   render(report: RunReport, options: RenderOptions): string;
+  /**
+   * The report of several servers (`--config`). Optional while formats are being taught it; the CLI
+   * refuses `--config` with a format that lacks it.
+   */
+  renderCombined?(report: CombinedReport, options: RenderOptions): string;
 }
