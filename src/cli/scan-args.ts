@@ -21,6 +21,7 @@ import { readBaseline } from './read-baseline.js';
 import { checkWritable, readCa } from './files.js';
 import { headerLine, RESERVED_HEADERS, type HeaderLine } from './header-line.js';
 import { connectionPolicy, target } from './scan-target.js';
+import { ENGINE_FORMAT, engineInput, type EngineInput } from './engine-env.js';
 import { identityWarnings } from './scan-warnings.js';
 
 export type { HeaderLine } from './header-line.js';
@@ -56,6 +57,8 @@ export interface ScanArgs {
   readonly quiet: boolean;
   /** Legal but probably not meant: printed on stderr before the scan starts. */
   readonly warnings: readonly string[];
+  /** cert-x-gen engine mode (`--format cert-x-gen`, `CERT_X_GEN_MODE=engine`): always exit 0. */
+  readonly engine: boolean;
 }
 
 /** Every flag `scan` accepts; `--help` must document each (a test holds it to that). */
@@ -143,10 +146,20 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
     throw new ProbeUsageError(`unknown --evidence '${evidence}' (${EVIDENCE_MODES.join(', ')})`);
   }
   const probes = selectProbes(values.probe ?? [], values['skip-probe'] ?? []);
-  const key = values['principal-meta-key'] ?? DEFAULT_PRINCIPAL_META_KEY;
+  // cert-x-gen engine mode: the target and the seed's CXG_MCP_* settings come from the environment.
+  let engine: EngineInput | undefined;
+  if (format === ENGINE_FORMAT && env.CERT_X_GEN_MODE === 'engine') {
+    if (values.http !== undefined || values.stdio !== undefined)
+      throw new ProbeUsageError(
+        'CERT_X_GEN_MODE=engine takes the target from CERT_X_GEN_TARGET_*; remove --http/--stdio',
+      );
+    engine = engineInput(env);
+  }
+  const key =
+    values['principal-meta-key'] ?? engine?.principalMetaKey ?? DEFAULT_PRINCIPAL_META_KEY;
   if (key.length === 0) throw new ProbeUsageError('--principal-meta-key must not be empty');
-  const a = values['identity-a'] ?? env.STATEGUARD_IDENTITY_A;
-  const b = values['identity-b'] ?? env.STATEGUARD_IDENTITY_B;
+  const a = values['identity-a'] ?? engine?.identities.A ?? env.STATEGUARD_IDENTITY_A;
+  const b = values['identity-b'] ?? engine?.identities.B ?? env.STATEGUARD_IDENTITY_B;
   for (const [flag, v] of [
     ['identity-a', a],
     ['identity-b', b],
@@ -172,12 +185,14 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
       : values.insecure
         ? { insecure: true }
         : undefined;
-  const tgt = target(
-    values.http,
-    values.stdio,
-    connectionPolicy(values['http-connection'], values.http),
-    tls,
-  );
+  const tgt =
+    engine?.target ??
+    target(
+      values.http,
+      values.stdio,
+      connectionPolicy(values['http-connection'], values.http),
+      tls,
+    );
   const identityHeader = headerLine('identity-header', values['identity-header'], true);
   const identityEnv = values['identity-env'];
   if (identityEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(identityEnv))
@@ -225,7 +240,8 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
     ...(identityHeader === undefined ? {} : { identityHeader }),
     ...(identityEnv === undefined ? {} : { identityEnv }),
     headers,
-    includeDestructive: values['include-destructive'] ?? false,
+    includeDestructive:
+      (values['include-destructive'] ?? false) || engine?.includeDestructive === true,
     allowMintedInRisky: values['allow-minted-in-risky'] ?? false,
     timeoutMs: duration('timeout', values.timeout, SCAN_DEFAULTS.timeoutMs),
     deadlineMs: duration('deadline', values.deadline, SCAN_DEFAULTS.deadlineMs),
@@ -251,6 +267,7 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
     all: values.all ?? false,
     quiet: values.quiet ?? false,
     warnings,
+    engine: engine !== undefined,
   };
 }
 

@@ -11,10 +11,12 @@ import { applyBaseline, failsRun, STALE_REASON } from '../probe/baseline.js';
 import { runScan } from '../probe/scan.js';
 import type { ScanProgress } from '../probe/scan.js';
 import type { RunReport } from '../probe/types.js';
+import { certXGenErrored } from '../report/cert-x-gen.js';
 import { REPORTERS } from '../report/index.js';
 import { summaryLine } from '../report/text.js';
 import { visible } from '../report/visible.js';
 import { parseScanArgs, SCAN_HELP } from './scan-args.js';
+import { engineRequested } from './engine-env.js';
 
 /**
  * Exit code of a finished scan: 1 when anything is confirmed and not baselined, or a baseline
@@ -52,6 +54,11 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (!(error instanceof ProbeUsageError)) throw error;
     err(`stateguard scan: ${error.message}`);
+    // The engine discards the output of a template that exits non-zero: say it in the document.
+    if (engineRequested(argv, process.env)) {
+      process.stdout.write(certXGenErrored(`stateguard: ${error.message}`));
+      return 0;
+    }
     err(`Try 'stateguard scan --help'.`);
     return 2;
   }
@@ -132,5 +139,6 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
   } else {
     process.stdout.write(rendered);
   }
-  return exitCodeOf(report);
+  // The engine reads the verdict from metadata.status, and drops the output of a non-zero exit.
+  return args.engine ? 0 : exitCodeOf(report);
 }
