@@ -1,7 +1,8 @@
 /**
  * The proof: every fixture mode on both transports, scanned once with every probe, gives the verdict
  * the fixture's flaw table (`src/fixture/flaws.ts`) says it must, and each probe is seen producing
- * each of its verdicts.
+ * each of its verdicts. The same reports, rendered for cert-x-gen, give the status seed 004's
+ * template rule derives from the table, with a finding for each confirmed probe and no other.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedFor, MODES, WITNESSED_PROBES, type Mode } from '../../src/fixture/flaws.js';
@@ -10,6 +11,8 @@ import { fixtureStdioCommand } from '../../src/fixture/stdio.js';
 import { PROBES } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import type { ProbeResult, RunReport, TransportKind } from '../../src/probe/types.js';
+import { certXGen } from '../../src/report/cert-x-gen.js';
+import { parseCertXGen, seedStatus } from '../helpers/cert-x-gen.js';
 
 const seen = new Map<string, Set<string>>();
 
@@ -48,6 +51,16 @@ for (const mode of MODES) {
           }
         });
       }
+
+      it("renders for cert-x-gen with the seed template's status and confirmed findings only", () => {
+        const expected = expectedFor(mode, transport);
+        const doc = parseCertXGen(certXGen.render(report, { color: false, evidence: 'full' }));
+        expect(doc.metadata.status).toBe(seedStatus(Object.values(expected)));
+        const confirmed = Object.entries(expected)
+          .filter(([, v]) => v === 'confirmed')
+          .map(([id]) => id);
+        expect(doc.findings.map((f) => f.evidence.data.probe).sort()).toEqual(confirmed.sort());
+      });
 
       if (mode === 'noguard') {
         it('the handle probe names the missing handle validation', () => {
