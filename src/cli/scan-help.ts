@@ -91,6 +91,9 @@ Output:
                                  errored → error, skipped → skipped, refuted passes
                                markdown: a verdict table and each confirmed finding with its
                                  evidence, for a pull-request comment; the target's text inert
+                               cert-x-gen: the {"findings", "metadata"} document of a cert-x-gen
+                                 template; with CERT_X_GEN_MODE=engine the target comes from
+                                 CERT_X_GEN_TARGET_* and CXG_MCP_* (docs/cert-x-gen.md), exit 0
   --output <file>              write the report to a file (the summary line then goes to stderr)
   --baseline <file>            accepted findings, one a line: <probe-id> (any target) or
                                <probe-id>@<target> (the report's target exactly, e.g.
@@ -119,5 +122,6 @@ Verdicts (every one carries the exchanges that back it, tokens redacted):
               dropped connection, unrunnable command, deadline); never read as a refusal
 
 Exit codes: 0 nothing confirmed or errored · 1 something confirmed (and not baselined), or a
-            stale baseline entry · 2 usage error · 3 something errored and nothing confirmed
+            stale baseline entry · 2 usage error · 3 something errored and nothing confirmed;
+            always 0 in cert-x-gen engine mode (the verdict is metadata.status)
 `;

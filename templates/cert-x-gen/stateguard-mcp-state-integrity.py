@@ -20,7 +20,7 @@ no arguments taken from the target, and prints the document stateguard wrote:
 {"findings": [...], "metadata": {...}} with metadata.status confirmed, refuted,
 skipped or errored. stateguard reads the target from CERT_X_GEN_TARGET_HOST,
 _PORT, _PROTOCOL and _KIND, and the identities and options from the CXG_MCP_*
-variables (see docs/cert-x-gen.md in the stateguard package).
+variables (docs/cert-x-gen.md in the stateguard repository says which).
 
 This file exits 0 whatever happens: the engine discards the output of a
 template that exits non-zero, so every failure is an `errored` document.

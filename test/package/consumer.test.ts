@@ -8,7 +8,7 @@
  * packages); afterwards `--prefer-offline` takes everything from npm's cache. The whole suite takes
  * about 30–45 s on two busy cores, most of it the TypeScript build.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -42,8 +42,14 @@ interface Ran {
   stderr: string;
 }
 
-/** Runs a command to its end within `limitMs`; never rejects. */
-function run(file: string, args: readonly string[], cwd: string, limitMs = 60_000): Promise<Ran> {
+/** Runs a command to its end within `limitMs`, `env` added to the environment; never rejects. */
+function run(
+  file: string,
+  args: readonly string[],
+  cwd: string,
+  limitMs = 60_000,
+  env: Record<string, string> = {},
+): Promise<Ran> {
   return new Promise((resolve) => {
     execFile(
       file,
@@ -53,7 +59,7 @@ function run(file: string, args: readonly string[], cwd: string, limitMs = 60_00
         timeout: limitMs,
         killSignal: 'SIGKILL',
         maxBuffer: 16 * 1024 * 1024,
-        env: { ...process.env, NO_COLOR: '1' },
+        env: { ...process.env, NO_COLOR: '1', ...env },
       },
       (error, stdout, stderr) => {
         const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
@@ -98,7 +104,7 @@ beforeAll(async () => {
   // Build into a copy that is packed as the package: the same files list, the same build.
   const stage = join(work, 'stage');
   mkdirSync(stage);
-  for (const f of ['package.json', 'README.md', 'LICENSE', 'cjs'])
+  for (const f of ['package.json', 'README.md', 'LICENSE', 'cjs', 'templates'])
     cpSync(join(ROOT, f), join(stage, f), { recursive: true });
   const built = await run(
     process.execPath,
@@ -299,6 +305,39 @@ describe('the packed package in a consumer project', () => {
     const expected: Readonly<Record<string, string>> = expectedFor('flawed', 'stdio');
     for (const p of report.probes) expect([p.id, p.verdict]).toEqual([p.id, expected[p.id]]);
   }, 60_000);
+
+  it.skipIf(spawnSync('python3', ['--version']).status !== 0)(
+    'ships the cert-x-gen template, which runs the installed scanner as the engine runs it',
+    async () => {
+      const template =
+        'node_modules/stateguard/templates/cert-x-gen/stateguard-mcp-state-integrity.py';
+      const bin = join(esm, 'node_modules/.bin');
+      // The engine: `python3 <file>`, its variables added; a cli:// scope for the packaged fixture.
+      const ran = await run('python3', [template], esm, 60_000, {
+        PATH: `${bin}:${process.env.PATH ?? ''}`,
+        CERT_X_GEN_MODE: 'engine',
+        CERT_X_GEN_TARGET_HOST: `cli://${join(bin, 'stateguard')}`,
+        CERT_X_GEN_TARGET_PORT: '80',
+        CXG_MCP_STDIO_ARGS: 'fixture --mode flawed --transport stdio',
+      });
+      expect(ran.code, ran.stderr).toBe(0);
+      const doc = JSON.parse(ran.stdout) as {
+        findings: { template_id: string; evidence: { data: { probe: string } } }[];
+        metadata: { status: string; id: string };
+      };
+      expect(doc.metadata).toMatchObject({
+        status: 'confirmed',
+        id: 'stateguard-mcp-state-integrity',
+      });
+      const confirmed = Object.entries(expectedFor('flawed', 'stdio'))
+        .filter(([, v]) => v === 'confirmed')
+        .map(([id]) => id);
+      const found = doc.findings.map((f) => f.evidence.data.probe);
+      expect(found.length).toBeGreaterThan(0);
+      for (const id of found) expect(confirmed).toContain(id);
+    },
+    60_000,
+  );
 
   it('stateguard fixture without the SDK says what to install, in one line', async () => {
     const sdk = join(esm, 'node_modules/@modelcontextprotocol/node');
