@@ -4,7 +4,7 @@
  * cert-x-gen document and exit 0; then the shipped template file run the way the engine runs it
  * (`python3 <file>` with the CERT_X_GEN_* variables), finding `stateguard` on the PATH.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,9 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedFor, type Mode } from '../../src/fixture/flaws.js';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import { fixtureStdioCommand } from '../../src/fixture/stdio.js';
-import { CLI_MAIN, runCli, type CliRun } from '../helpers/cli.js';
+import { CLI_MAIN, runCli, runCommand, type CliRun } from '../helpers/cli.js';
 import { parseCertXGen, TEMPLATE_FILE, type CertXGenDocument } from '../helpers/cert-x-gen.js';
-import { REPO_ROOT } from '../helpers/spawn-stdio.js';
 
 const SECRET_A = 'cxg-alice-secret-7d2c9e';
 const SECRET_B = 'cxg-bob-secret-41f0aa';
@@ -145,24 +144,8 @@ describe('engine mode through the CLI', () => {
 const PYTHON = spawnSync('python3', ['--version']).status === 0;
 
 /** Runs the template as the engine does: `python3 <file>`, the variables added to the environment. */
-function runTemplate(vars: Record<string, string>, limitMs = 60_000): Promise<CliRun> {
-  return new Promise((resolve) => {
-    const child = spawn('python3', [TEMPLATE_FILE], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...vars },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const killer = setTimeout(() => child.kill('SIGKILL'), limitMs);
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const runTemplate = (vars: Record<string, string>): Promise<CliRun> =>
+  runCommand('python3', [TEMPLATE_FILE], vars, 60_000);
 
 describe.skipIf(!PYTHON)('the shipped template, run as the engine runs it', () => {
   // `stateguard` on the PATH: the CLI from source, as an installed package would provide it.

@@ -22,8 +22,18 @@ export function runCli(
   env: NodeJS.ProcessEnv = {},
   limitMs = 25_000,
 ): Promise<CliRun> {
+  return runCommand(process.execPath, ['--import', 'tsx', CLI_MAIN, ...args], env, limitMs);
+}
+
+/** Runs `file <args>` in the repository, `env` added, killed (SIGKILL) if it outlives `limitMs`. */
+export function runCommand(
+  file: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+  limitMs = 25_000,
+): Promise<CliRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI_MAIN, ...args], {
+    const child = spawn(file, [...args], {
       cwd: REPO_ROOT,
       env: { ...process.env, NO_COLOR: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
