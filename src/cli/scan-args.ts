@@ -224,7 +224,9 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
     warnings.push(
       "WARNING: --insecure: the server's TLS certificate is NOT verified; anyone on the path can read the identities and answers. Use --ca <file> for an internal CA",
     );
-  warnings.push(...identityWarnings(a, b, env));
+  warnings.push(
+    ...identityWarnings(a, b, env, engine === undefined ? undefined : 'CXG_MCP_IDENTITY_'),
+  );
   // Read and checked before any scan starts: a bad file is a usage error, not a lost report.
   const baseline = values.baseline !== undefined ? readBaseline(values.baseline) : undefined;
   if (values.output !== undefined) checkWritable('output', values.output);

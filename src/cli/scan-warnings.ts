@@ -3,19 +3,23 @@
  */
 import { MIN_EMBEDDED_SECRET } from '../probe/evidence/evidence.js';
 
-/** Warnings about the two identities: only one given, too short, or the same. */
+/**
+ * Warnings about the two identities: only one given, too short, or the same. `prefix` names the
+ * variables they come from (`CXG_MCP_IDENTITY_` in cert-x-gen engine mode).
+ */
 export function identityWarnings(
   a: string | undefined,
   b: string | undefined,
   env: NodeJS.ProcessEnv,
+  prefix = 'STATEGUARD_IDENTITY_',
 ): string[] {
   const warnings: string[] = [];
   if ((a === undefined) !== (b === undefined)) {
     const [given, missing] = a === undefined ? ['B', 'A'] : ['A', 'B'];
-    const fromEnv = env[`STATEGUARD_IDENTITY_${given}`] !== undefined;
+    const fromEnv = env[`${prefix}${given}`] !== undefined;
     warnings.push(
-      `only identity ${given} is set${fromEnv ? ` (STATEGUARD_IDENTITY_${given})` : ''}; ${missing} is a random one ` +
-        `the server will likely refuse; set STATEGUARD_IDENTITY_${missing} too`,
+      `only identity ${given} is set${fromEnv ? ` (${prefix}${given})` : ''}; ${missing} is a random one ` +
+        `the server will likely refuse; set ${prefix}${missing} too`,
     );
   }
   for (const [name, v] of [

@@ -184,5 +184,15 @@ describe('scan arguments in engine mode', () => {
     expect(() => parseScanArgs(['--format', 'cert-x-gen', '--http', 'http://h/mcp'], vars)).toThrow(
       'remove --http/--stdio',
     );
+    // A warning names the variables engine mode reads.
+    const one = parseScanArgs(
+      ['--format', 'cert-x-gen'],
+      env({ CERT_X_GEN_TARGET_HOST: 'h', CXG_MCP_IDENTITY_A: 'alice-token' }),
+    );
+    expect(one === 'help' ? [] : one.warnings).toContainEqual(
+      expect.stringContaining(
+        'only identity A is set (CXG_MCP_IDENTITY_A); B is a random one the server will likely refuse; set CXG_MCP_IDENTITY_B too',
+      ),
+    );
   });
 });
