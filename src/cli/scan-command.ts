@@ -12,6 +12,7 @@ import { runScan } from '../probe/scan.js';
 import type { ScanProgress } from '../probe/scan.js';
 import type { RunReport } from '../probe/types.js';
 import { REPORTERS } from '../report/index.js';
+import { sourceRootOf } from '../report/sarif-location.js';
 import { summaryLine } from '../report/text.js';
 import { visible } from '../report/visible.js';
 import { parseScanArgs, SCAN_HELP } from './scan-args.js';
@@ -118,6 +119,8 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
     color,
     evidence: args.evidence,
     all: args.all,
+    ...(args.sarifLocation === undefined ? {} : { sarifLocation: args.sarifLocation }),
+    sourceRoot: sourceRootOf(process.env, process.cwd()),
   });
   if (args.output !== undefined) {
     try {
