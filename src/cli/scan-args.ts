@@ -15,6 +15,7 @@ import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/target/session.js';
 import type { HttpTls, Target } from '../probe/types.js';
 import { EVIDENCE_MODES, isReportFormat, REPORT_FORMATS } from '../report/index.js';
 import type { EvidenceMode, ReportFormat } from '../report/index.js';
+import { parseSarifLocation, sourceRootOf } from '../report/sarif-location.js';
 import { parseArgsMessage } from '../parse-args-message.js';
 import { parseDuration } from './duration.js';
 import { readBaseline } from './read-baseline.js';
@@ -54,6 +55,8 @@ export interface ScanArgs {
   readonly writeBaseline?: string;
   readonly evidence: EvidenceMode;
   readonly all: boolean;
+  /** `--sarif-location`: the repository-relative file and line SARIF results point at. */
+  readonly sarifLocation?: { readonly uri: string; readonly line: number };
   readonly quiet: boolean;
   /** Legal but probably not meant: printed on stderr before the scan starts. */
   readonly warnings: readonly string[];
@@ -91,6 +94,7 @@ export const SCAN_OPTIONS = {
   'write-baseline': { type: 'string' },
   evidence: { type: 'string' },
   all: { type: 'boolean' },
+  'sarif-location': { type: 'string' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -220,6 +224,11 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
     );
   if (values.all && format !== 'sarif')
     warnings.push(`--all applies to --format sarif only; the ${format} report is unchanged`);
+  const sarifLocation = sarifPlace(values['sarif-location'], env);
+  if (sarifLocation !== undefined && format !== 'sarif')
+    warnings.push(
+      `--sarif-location applies to --format sarif only; the ${format} report is unchanged`,
+    );
   if (tls?.insecure)
     warnings.push(
       "WARNING: --insecure: the server's TLS certificate is NOT verified; anyone on the path can read the identities and answers. Use --ca <file> for an internal CA",
@@ -267,10 +276,22 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
     ...(values['write-baseline'] !== undefined ? { writeBaseline: values['write-baseline'] } : {}),
     evidence: evidence as EvidenceMode,
     all: values.all ?? false,
+    ...(sarifLocation !== undefined ? { sarifLocation } : {}),
     quiet: values.quiet ?? false,
     warnings,
     engine: engine !== undefined,
   };
+}
+
+/** `--sarif-location <path>[:<line>]`, made relative to the repository root (sarif-location.ts). */
+function sarifPlace(
+  value: string | undefined,
+  env: NodeJS.ProcessEnv,
+): { uri: string; line: number } | undefined {
+  if (value === undefined) return undefined;
+  const place = parseSarifLocation(value, sourceRootOf(env, process.cwd()));
+  if (typeof place === 'string') throw new ProbeUsageError(`--sarif-location ${place}`);
+  return place;
 }
 
 /** `--peer <url>` (with `--http`) or `--peer-stdio "<command>"` (with `--stdio`), as a target. */

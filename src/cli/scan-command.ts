@@ -13,6 +13,7 @@ import type { ScanProgress } from '../probe/scan.js';
 import type { RunReport } from '../probe/types.js';
 import { certXGenErrored } from '../report/cert-x-gen.js';
 import { REPORTERS } from '../report/index.js';
+import { sourceRootOf } from '../report/sarif-location.js';
 import { summaryLine } from '../report/text.js';
 import { visible } from '../report/visible.js';
 import { parseScanArgs, SCAN_HELP } from './scan-args.js';
@@ -125,6 +126,8 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
     color,
     evidence: args.evidence,
     all: args.all,
+    ...(args.sarifLocation === undefined ? {} : { sarifLocation: args.sarifLocation }),
+    sourceRoot: sourceRootOf(process.env, process.cwd()),
   });
   if (args.output !== undefined) {
     try {

@@ -108,6 +108,11 @@ Output:
   --all                        sarif: also emit refuted (kind pass) and skipped (kind
                                notApplicable) results; off by default, because some consumers
                                ignore kind and would show every result as a finding
+  --sarif-location <path>[:<line>]
+                               sarif: the file (inside the repository: GITHUB_WORKSPACE, else
+                               the working directory) and line every result points at, e.g.
+                               --sarif-location deploy/mcp.yaml:12; without it a result points
+                               at .stateguard/<target>-<hash>, a stable placeholder path
   --quiet                      no progress on stderr
   -h, --help                   this help
 

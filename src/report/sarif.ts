@@ -15,6 +15,11 @@
  * keeps it; the `refuted` result of a stale entry is `absent`; everything else is `new` with no
  * suppression. Each stale entry is also an error notification, as it fails the run. Without a
  * baseline, none of this appears.
+ *
+ * Every result points at a file, as GitHub code scanning requires (sarif-location.ts says which),
+ * beside the logical location that names the target, and carries two fingerprints: ours, and the
+ * `primaryLocationLineHash` GitHub matches alerts by, both from the probe and the target (or the
+ * configuration entry), never from the text of a line.
  */
 import { createHash } from 'node:crypto';
 import type {
@@ -23,12 +28,14 @@ import type {
   Notification,
   ReportingDescriptor,
   Result,
+  Run,
   Suppression,
 } from 'sarif';
 import { entryProbeId, STALE_REASON } from '../probe/baseline.js';
 import { findProbe } from '../probe/registry.js';
-import type { ProbeResult, RunReport, Verdict } from '../probe/types.js';
+import type { CombinedReport, ProbeResult, RunReport, Verdict } from '../probe/types.js';
 import { evidenceLine } from './evidence-lines.js';
+import { placeOf, SRCROOT, type SarifPlace } from './sarif-location.js';
 import type { RenderOptions, Reporter } from './types.js';
 import { escapeJsonText } from './visible.js';
 
@@ -78,7 +85,8 @@ function ruleFor(result: ProbeResult): ReportingDescriptor {
     name: ruleName(result.id),
     shortDescription: { text: title },
     fullDescription: { text: rationale?.split(/\n\s*\n/)[0]?.replace(/\s+/g, ' ') ?? title },
-    ...(rationale !== undefined ? { help: { text: rationale, markdown: rationale } } : {}),
+    // GitHub requires help.text on every rule; a probe unknown to the registry has its title.
+    help: rationale !== undefined ? { text: rationale, markdown: rationale } : { text: title },
     ...(references[0] !== undefined ? { helpUri: references[0].url } : {}),
     defaultConfiguration: { level: LEVEL[severity] },
     properties: {
@@ -109,34 +117,67 @@ function baselineFields(
   return { baselineState: stale ? 'absent' : 'new', suppressions: [] };
 }
 
+/** A report and the place its results point at. */
+interface Placed {
+  readonly report: RunReport;
+  readonly place: SarifPlace;
+}
+
+/**
+ * What identifies a result across runs: the probe and the target, or, for a server from a
+ * configuration file, the probe, the file and the entry's name (its command line may change).
+ */
+function identityOf(r: ProbeResult, { report, place }: Placed): string {
+  const { server } = report;
+  return server === undefined
+    ? `${r.id}\0${report.target.display}`
+    : `${r.id}\0${place.uri}\0${server.name}`;
+}
+
 function resultFor(
   r: ProbeResult,
   ruleIndex: number,
-  report: RunReport,
+  placed: Placed,
   options: RenderOptions,
 ): Result {
+  const { report, place } = placed;
   const kind = KIND[r.verdict];
   const evidence =
     options.evidence === 'none'
       ? {}
       : { evidence: options.evidence === 'full' ? r.evidence : r.evidence.map(evidenceLine) };
+  const fingerprint = createHash('sha256').update(identityOf(r, placed)).digest('hex');
+  const server = report.server;
   return {
     ruleId: r.id,
     ruleIndex,
     kind,
     // SARIF: a result whose kind is not `fail` has level `none`.
     level: kind === 'fail' ? LEVEL[r.severity] : 'none',
-    message: { text: `${r.title}: ${r.reason}` },
-    locations: [{ logicalLocations: [{ name: report.target.display, kind: 'resource' }] }],
+    message: {
+      text: `${r.title}${server === undefined ? '' : ` (server ${server.name})`}: ${r.reason}`,
+    },
+    locations: [
+      {
+        physicalLocation: {
+          artifactLocation: { uri: place.uri, uriBaseId: SRCROOT },
+          region: { startLine: place.line },
+        },
+        logicalLocations: [{ name: report.target.display, kind: 'resource' }],
+        message: { text: place.why },
+      },
+    ],
     partialFingerprints: {
-      'stateguardProbeTarget/v1': createHash('sha256')
-        .update(`${r.id}\0${report.target.display}`)
-        .digest('hex')
-        .slice(0, 32),
+      'stateguardProbeTarget/v1': fingerprint.slice(0, 32),
+      // The one fingerprint GitHub reads. Given here, the upload action does not derive it from
+      // the text of the line, so an alert keeps its identity when the file around it changes and
+      // when the path is a placeholder with no file behind it.
+      primaryLocationLineHash: `${fingerprint.slice(0, 16)}:1`,
     },
     ...baselineFields(r, report),
     properties: {
       verdict: r.verdict,
+      ...(server === undefined ? {} : { server, target: report.target.display }),
       controls: r.controls,
       observations: r.observations,
       ...evidence,
@@ -177,14 +218,25 @@ function invocationOf(report: RunReport, ruleIndex: Map<string, number>): Invoca
     startTimeUtc: report.startedAt,
     ...(Number.isNaN(end.getTime()) ? {} : { endTimeUtc: end.toISOString() }),
     toolExecutionNotifications: notifications,
+    ...(report.server === undefined ? {} : { properties: { server: report.server.name } }),
   };
 }
 
-/** The SARIF log of a report, as an object. */
-export function toSarif(report: RunReport, options: RenderOptions): Log {
+/**
+ * One run over any number of reports. GitHub stopped combining several runs of one tool and
+ * category in one upload (announced 2024-05-06, enforced from 2025-07-21): an upload with two
+ * such runs fails. So a multi-server scan is one run whose results span the servers, each with
+ * its own location and fingerprints, and one invocation per server.
+ */
+function runOf(
+  placed: readonly Placed[],
+  tool: RunReport['tool'],
+  options: RenderOptions,
+  properties: Record<string, unknown>,
+): Run {
   const rules: ReportingDescriptor[] = [];
   const ruleIndex = new Map<string, number>();
-  for (const r of report.probes) {
+  for (const r of placed.flatMap((p) => p.report.probes)) {
     if (ruleIndex.has(r.id)) continue;
     ruleIndex.set(r.id, rules.length);
     rules.push(ruleFor(r));
@@ -192,35 +244,72 @@ export function toSarif(report: RunReport, options: RenderOptions): Log {
   const shown = (v: Verdict): boolean =>
     v === 'confirmed' || v === 'errored' || options.all === true;
   return {
-    $schema: SARIF_SCHEMA,
-    version: '2.1.0',
-    runs: [
-      {
-        tool: {
-          driver: {
-            name: report.tool.name,
-            version: report.tool.version,
-            semanticVersion: report.tool.version,
-            rules,
-          },
-        },
-        invocations: [invocationOf(report, ruleIndex)],
-        results: report.probes
-          .filter((r) => shown(r.verdict))
-          .map((r) => resultFor(r, ruleIndex.get(r.id) ?? -1, report, options)),
-        properties: {
-          target: report.target,
-          protocol: report.protocol,
-          ...(report.baseline !== undefined ? { baseline: report.baseline } : {}),
+    tool: {
+      driver: { name: tool.name, version: tool.version, semanticVersion: tool.version, rules },
+    },
+    originalUriBaseIds: {
+      [SRCROOT]: {
+        description: {
+          text: 'The repository root: GITHUB_WORKSPACE when set, else the directory the scan ran in.',
         },
       },
-    ],
+    },
+    invocations: placed.map((p) => invocationOf(p.report, ruleIndex)),
+    results: placed.flatMap((p) =>
+      p.report.probes
+        .filter((r) => shown(r.verdict))
+        .map((r) => resultFor(r, ruleIndex.get(r.id) ?? -1, p, options)),
+    ),
+    properties,
   };
 }
+
+const logOf = (run: Run): Log => ({ $schema: SARIF_SCHEMA, version: '2.1.0', runs: [run] });
+
+const place = (report: RunReport, options: RenderOptions): Placed => ({
+  report,
+  place: placeOf(report, options.sarifLocation, options.sourceRoot),
+});
+
+/** The SARIF log of a report, as an object. */
+export function toSarif(report: RunReport, options: RenderOptions): Log {
+  return logOf(
+    runOf([place(report, options)], report.tool, options, {
+      target: report.target,
+      protocol: report.protocol,
+      ...(report.baseline !== undefined ? { baseline: report.baseline } : {}),
+    }),
+  );
+}
+
+/** The SARIF log of a multi-server scan: one run, results from every server. */
+export function toSarifCombined(combined: CombinedReport, options: RenderOptions): Log {
+  // --sarif-location names one target's file: it does not apply to a set of servers.
+  const perServer: RenderOptions = { ...options, sarifLocation: undefined };
+  return logOf(
+    runOf(
+      combined.servers.map((r) => place(r, perServer)),
+      combined.tool,
+      options,
+      {
+        configs: combined.configs,
+        servers: combined.servers.map((r) => ({
+          ...(r.server !== undefined ? { server: r.server } : {}),
+          target: r.target,
+          protocol: r.protocol,
+          ...(r.problem !== undefined ? { problem: r.problem } : {}),
+          ...(r.baseline !== undefined ? { baseline: r.baseline } : {}),
+        })),
+      },
+    ),
+  );
+}
+
+const text = (log: Log): string => `${escapeJsonText(JSON.stringify(log, null, 2))}\n`;
 
 /** The SARIF reporter. */
 export const sarif: Reporter = {
   id: 'sarif',
-  render: (report, options) =>
-    `${escapeJsonText(JSON.stringify(toSarif(report, options), null, 2))}\n`,
+  render: (report, options) => text(toSarif(report, options)),
+  renderCombined: (combined, options) => text(toSarifCombined(combined, options)),
 };

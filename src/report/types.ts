@@ -3,6 +3,7 @@
  * the I/O; reporters never print, never read the environment, never see an unredacted secret.
  */
 import type { CombinedReport, RunReport } from '../probe/types.js';
+import type { SourceRoot } from './sarif-location.js';
 
 /** How much evidence a human-oriented format shows. JSON always carries all of it. */
 export const EVIDENCE_MODES = ['full', 'summary', 'none'] as const;
@@ -18,6 +19,17 @@ export interface RenderOptions {
    * default, because some consumers ignore `kind` and would show every result as a finding.
    */
   readonly all?: boolean;
+  /**
+   * SARIF: the file (repository-relative URI) and line results point at when no configuration file
+   * declares the target (`--sarif-location`); a pseudo-path otherwise.
+   */
+  readonly sarifLocation?: { readonly uri: string; readonly line: number };
+  /**
+   * SARIF: the repository root result paths are relative to, and the working directory relative
+   * configuration paths were named from. The CLI sets it (`GITHUB_WORKSPACE`, else the working
+   * directory); without it a relative path is taken as relative to the root already.
+   */
+  readonly sourceRoot?: SourceRoot;
 }
 
 /** One output format. */

@@ -86,5 +86,17 @@ describe('the packed package', () => {
       expect(help.status, help.stderr).toBe(0);
       expect(help.stdout).toMatch(/^stateguard: /);
     });
+
+    it('ships the GitHub Action step action.yml runs, and it starts from the build', () => {
+      const step = './dist/action/main.js';
+      expect(shipped(step)).toBe(true);
+      const run = spawnSync(process.execPath, [resolve(scratch, step)], {
+        encoding: 'utf8',
+        timeout: 30_000,
+        env: { PATH: process.env.PATH },
+      });
+      expect(run.status, run.stderr).toBe(2);
+      expect(run.stdout).toContain('::error title=stateguard::give target');
+    });
   });
 });

@@ -7,36 +7,15 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { REPORTERS, type ReportFormat } from '../../src/report/index.js';
-import type { RenderOptions } from '../../src/report/types.js';
-import type { RunReport } from '../../src/probe/types.js';
-import { baselinedReport, report } from './sample-report.js';
+import { CASES, renderGolden } from './golden-cases.js';
+import { report } from './sample-report.js';
 
 const GOLDEN = (name: string): string =>
   fileURLToPath(new URL(`../golden/${name}`, import.meta.url));
 
-const CASES: [file: string, format: ReportFormat, options: RenderOptions, source?: RunReport][] = [
-  ['report.txt', 'text', { color: false, evidence: 'summary' }],
-  ['report.json', 'json', { color: false, evidence: 'summary' }],
-  ['report.sarif', 'sarif', { color: false, evidence: 'summary' }],
-  ['report-all.sarif', 'sarif', { color: false, evidence: 'summary', all: true }],
-  ['report.junit.xml', 'junit', { color: false, evidence: 'summary' }],
-  ['report.md', 'markdown', { color: false, evidence: 'summary' }],
-  // With a baseline: one confirmed result accepted, one stale entry.
-  ['report-baseline.txt', 'text', { color: false, evidence: 'summary' }, baselinedReport],
-  [
-    'report-baseline-all.sarif',
-    'sarif',
-    { color: false, evidence: 'summary', all: true },
-    baselinedReport,
-  ],
-  ['report-baseline.junit.xml', 'junit', { color: false, evidence: 'summary' }, baselinedReport],
-  ['report-baseline.md', 'markdown', { color: false, evidence: 'summary' }, baselinedReport],
-];
-
 describe('every reporter against its golden file', () => {
   it.for(CASES)('%s is what the %s reporter renders', ([file, format, options, source], ctx) => {
-    const rendered = REPORTERS[format].render(source ?? report, options);
+    const rendered = renderGolden(format, options, source ?? report);
     if (process.env.UPDATE_GOLDEN === '1') {
       const before = existsSync(GOLDEN(file)) ? readFileSync(GOLDEN(file), 'utf8') : undefined;
       if (before !== rendered) writeFileSync(GOLDEN(file), rendered);

@@ -2,7 +2,7 @@
  * One fixed RunReport with every verdict, a control that did not hold, an observation, a long
  * sealed blob and a notification before the answer: the input of the reporter and golden tests.
  */
-import type { RunReport } from '../../src/probe/types.js';
+import type { CombinedReport, RunReport } from '../../src/probe/types.js';
 
 /** A long sealed-looking blob, to see it shortened in summaries. */
 export const blob = `v1.${'eyJwIjp7InRvb2wiOiJ0cmFuc2Zlci'.repeat(8)}`;
@@ -96,4 +96,78 @@ export const baselinedReport: RunReport = {
     stale: ['state/replay-request@stdio:./server.js'],
   },
   probes: report.probes.map((p) => (p.id === 'state/tamper' ? { ...p, baselined: true } : p)),
+};
+
+/**
+ * The report with two more confirmed findings, of medium and low severity, so every severity of
+ * the registry reaches a golden file as its SARIF level and security-severity (`report` itself
+ * stays as it is: every other golden is built from it).
+ */
+export const severitiesReport: RunReport = {
+  ...report,
+  probes: [
+    ...report.probes,
+    {
+      id: 'transport/origin',
+      title: 'A request with a foreign Origin is refused with 403',
+      severity: 'medium',
+      verdict: 'confirmed',
+      reason: 'a request with Origin https://evil.example was served',
+      controls: { ownOriginAccepted: { held: true, expected: 'accepted', observed: 'accepted' } },
+      observations: [],
+      evidence: [
+        { kind: 'observation', label: 'foreign Origin', expected: 'HTTP 403', actual: 'HTTP 200' },
+      ],
+      ms: 2,
+    },
+    {
+      id: 'state/error-oracle',
+      title: 'Every refused requestState gets the same answer',
+      severity: 'low',
+      verdict: 'confirmed',
+      reason: 'a truncated and a tampered state drew different errors',
+      controls: {},
+      observations: [],
+      evidence: [{ kind: 'note', text: 'truncated: -32602 malformed; tampered: -32602 auth' }],
+      ms: 2,
+    },
+  ],
+};
+
+/**
+ * A scan of three servers from two configuration files: one inside the repository (`.mcp.json`,
+ * two entries), one outside it (a user's home directory), with every severity confirmed on the
+ * first server and a server that could not be started.
+ */
+export const combinedReport: CombinedReport = {
+  schemaVersion: 1,
+  kind: 'combined',
+  tool: report.tool,
+  configs: ['.mcp.json', '/home/user/.cursor/mcp.json'],
+  startedAt: report.startedAt,
+  ms: 30,
+  servers: [
+    {
+      ...severitiesReport,
+      server: { name: 'payments', file: '.mcp.json', line: 3, format: 'claude-code' },
+    },
+    {
+      ...report,
+      target: { kind: 'http', display: 'http://127.0.0.1:8080/mcp' },
+      probes: report.probes.filter((p) => p.verdict !== 'errored'),
+      server: { name: 'search', file: '.mcp.json', line: 9, format: 'claude-code' },
+    },
+    {
+      ...report,
+      target: { kind: 'stdio', display: 'stdio:${env:TOOL_HOME}/bin/tool' },
+      problem: 'unresolved placeholder ${env:TOOL_HOME} in command',
+      probes: [],
+      server: {
+        name: 'tool',
+        file: '/home/user/.cursor/mcp.json',
+        line: 4,
+        format: 'cursor',
+      },
+    },
+  ],
 };

@@ -1,0 +1,149 @@
+/**
+ * The GitHub Action's inputs, read from the environment the way action.yml passes them
+ * (`INPUT_<NAME>`, with `-` as `_`), checked, and turned into `stateguard scan` arguments. Nothing
+ * here runs anything; a bad input is an {@link ActionInputError} (the step then fails with exit 2).
+ */
+import { splitCommandLine } from '../cli/command-line.js';
+import { EVIDENCE_MODES, type EvidenceMode } from '../report/types.js';
+
+/** When the step fails: on a confirmed finding, on that or an errored probe, or never. */
+export const FAIL_ON = ['confirmed', 'errored', 'never'] as const;
+export type FailOn = (typeof FAIL_ON)[number];
+
+/** A bad input: the message names it and what to write instead. */
+export class ActionInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ActionInputError';
+  }
+}
+
+/** The checked inputs. */
+export interface ActionInputs {
+  /** `--http <url>` or `--stdio "<command line>"`; absent with `config`. */
+  readonly target?: { readonly flag: '--http' | '--stdio'; readonly value: string };
+  /** `--config <file>`, each. */
+  readonly configs: readonly string[];
+  readonly servers: readonly string[];
+  readonly concurrency?: string;
+  readonly identityA?: string;
+  readonly identityB?: string;
+  readonly probes: readonly string[];
+  readonly baseline?: string;
+  readonly failOn: FailOn;
+  /** `--sarif-location`, applied when the report is rendered. */
+  readonly sarifLocation?: string;
+  /** Further `stateguard scan` flags, split like a shell would (less the rendering ones below). */
+  readonly args: readonly string[];
+  /** `--all` and `--evidence` among `args`: they shape the SARIF and Markdown the action renders. */
+  readonly render: { readonly all: boolean; readonly evidence: EvidenceMode };
+}
+
+const input = (env: NodeJS.ProcessEnv, name: string): string | undefined => {
+  const value = env[`INPUT_${name.toUpperCase().replace(/-/g, '_')}`]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+};
+
+/** A list input: items separated by newlines, commas or spaces. */
+const list = (env: NodeJS.ProcessEnv, name: string): string[] =>
+  (input(env, name) ?? '').split(/[\s,]+/).filter((s) => s !== '');
+
+/** Flags the action sets itself: given in `args`, they would fight its own. */
+const OWN_FLAGS = new Set(['--format', '--output', '--http', '--stdio', '--config']);
+
+/**
+ * `target`: an `http://` or `https://` URL is scanned with `--http`; anything else is a command
+ * line for `--stdio` (a leading `stdio:`, as reports display targets, is dropped).
+ */
+function targetOf(value: string): NonNullable<ActionInputs['target']> {
+  if (/^https?:\/\//i.test(value)) return { flag: '--http', value };
+  const command = value.replace(/^stdio:\s*/i, '');
+  if (command === '') throw new ActionInputError('target: stdio: needs a command line');
+  return { flag: '--stdio', value: command };
+}
+
+/** The inputs of this step, from its environment. */
+export function readInputs(env: NodeJS.ProcessEnv): ActionInputs {
+  const target = input(env, 'target');
+  const configs = list(env, 'config');
+  if (target === undefined && configs.length === 0)
+    throw new ActionInputError(
+      'give target (an http(s) URL or a command line) or config (client configuration files)',
+    );
+  if (target !== undefined && configs.length > 0)
+    throw new ActionInputError('give either target or config, not both');
+  const failOn = input(env, 'fail-on') ?? 'confirmed';
+  if (!(FAIL_ON as readonly string[]).includes(failOn))
+    throw new ActionInputError(`fail-on: '${failOn}' is not one of ${FAIL_ON.join(', ')}`);
+  let args: string[] = [];
+  const extra = input(env, 'args');
+  if (extra !== undefined) {
+    try {
+      const { command, args: rest } = splitCommandLine(extra);
+      args = [command, ...rest];
+    } catch (error) {
+      throw new ActionInputError(`args: ${(error as Error).message}`);
+    }
+  }
+  const own = args.find((a) => OWN_FLAGS.has(a.split('=')[0] ?? a));
+  if (own !== undefined)
+    throw new ActionInputError(`args: ${own} is set by the action; use its input instead`);
+  const render = renderFlags(args);
+  const pick = <K extends string>(key: K, value: string | undefined) =>
+    (value === undefined ? {} : { [key]: value }) as Partial<Record<K, string>>;
+  return {
+    ...(target !== undefined ? { target: targetOf(target) } : {}),
+    configs,
+    servers: list(env, 'server'),
+    ...pick('concurrency', input(env, 'concurrency')),
+    // Secrets keep their exact value: no trimming.
+    ...pick('identityA', env.INPUT_IDENTITY_A || undefined),
+    ...pick('identityB', env.INPUT_IDENTITY_B || undefined),
+    probes: list(env, 'probes'),
+    ...pick('baseline', input(env, 'baseline')),
+    failOn: failOn as FailOn,
+    ...pick('sarifLocation', input(env, 'sarif-location')),
+    args: render.rest,
+    render: { all: render.all, evidence: render.evidence },
+  };
+}
+
+/** `--all` and `--evidence <mode>` taken out of `args`; the scan itself writes JSON, unaffected. */
+function renderFlags(args: readonly string[]): {
+  all: boolean;
+  evidence: EvidenceMode;
+  rest: string[];
+} {
+  let all = false;
+  let evidence: string = 'summary';
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (arg === '--all') all = true;
+    else if (arg === '--evidence') evidence = args[++i] ?? '';
+    else if (arg.startsWith('--evidence=')) evidence = arg.slice('--evidence='.length);
+    else rest.push(arg);
+  }
+  if (!(EVIDENCE_MODES as readonly string[]).includes(evidence))
+    throw new ActionInputError(
+      `args: --evidence '${evidence}' is not one of ${EVIDENCE_MODES.join(', ')}`,
+    );
+  return { all, evidence: evidence as EvidenceMode, rest };
+}
+
+/**
+ * The `stateguard scan` arguments of these inputs, writing the canonical JSON report to
+ * `reportFile` (SARIF and Markdown are rendered from it). Identities are not among them: they go
+ * to the scanner through its environment, out of every process listing and log.
+ */
+export function scanArgv(inputs: ActionInputs, reportFile: string): string[] {
+  const argv = ['scan'];
+  if (inputs.target !== undefined) argv.push(inputs.target.flag, inputs.target.value);
+  for (const config of inputs.configs) argv.push('--config', config);
+  for (const server of inputs.servers) argv.push('--server', server);
+  if (inputs.concurrency !== undefined) argv.push('--concurrency', inputs.concurrency);
+  for (const probe of inputs.probes) argv.push('--probe', probe);
+  if (inputs.baseline !== undefined) argv.push('--baseline', inputs.baseline);
+  argv.push(...inputs.args, '--format', 'json', '--output', reportFile);
+  return argv;
+}

@@ -1,0 +1,199 @@
+/**
+ * The GitHub Action's step: scan once (`stateguard scan --format json`), then render the SARIF
+ * file for code scanning and the Markdown job summary from that one report, write the step's
+ * outputs, and decide the step's exit code by `fail-on`.
+ *
+ * What a runner provides is all it reads: `INPUT_*` (action.yml passes each input so),
+ * `GITHUB_WORKSPACE` (the repository root SARIF paths are relative to), `RUNNER_TEMP` (where the
+ * files go), `GITHUB_OUTPUT` and `GITHUB_STEP_SUMMARY` (files it appends to). Identities are
+ * masked first (`::add-mask::`), reach the scanner only through its environment, and are cut out
+ * of everything the scanner prints, should it ever print one.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CombinedReport, RunReport } from '../probe/types.js';
+import { markdown } from '../report/markdown.js';
+import { parseSarifLocation, sourceRootOf } from '../report/sarif-location.js';
+import { sarif } from '../report/sarif.js';
+import type { RenderOptions } from '../report/types.js';
+import { ActionInputError, readInputs, scanArgv, type ActionInputs } from './inputs.js';
+
+/** Where the step writes and what it reads. */
+export interface ActionIo {
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+  readonly out: (line: string) => void;
+  readonly err: (line: string) => void;
+}
+
+/** A workflow-command message: `%`, CR and LF escaped, so a value cannot start another command. */
+const commandText = (s: string): string =>
+  s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+
+/** `::add-mask::` for every line of every secret, before anything else is printed. */
+function mask(inputs: { identityA?: string; identityB?: string }, out: ActionIo['out']): void {
+  for (const secret of [inputs.identityA, inputs.identityB])
+    for (const line of (secret ?? '').split(/\r?\n/))
+      if (line.trim() !== '') out(`::add-mask::${commandText(line)}`);
+}
+
+/** The scanner's entry point beside this file (source under tsx, or the build). */
+function cliMain(): string {
+  const here = fileURLToPath(import.meta.url);
+  return join(here, '..', '..', 'cli', here.endsWith('.ts') ? 'main.ts' : 'main.js');
+}
+
+/** Runs the scanner; its output goes to this step's log with the secrets cut out. */
+function scan(argv: readonly string[], inputs: ActionInputs, io: ActionIo): Promise<number> {
+  const secrets = [inputs.identityA, inputs.identityB].filter(
+    (s): s is string => s !== undefined && s !== '',
+  );
+  const clean = (text: string): string =>
+    secrets.reduce((t, s) => t.split(s).join('***'), text).replace(/\n$/, '');
+  const env: NodeJS.ProcessEnv = Object.fromEntries(
+    Object.entries(io.env).filter(([k]) => !k.startsWith('INPUT_')),
+  );
+  delete env.STATEGUARD_IDENTITY_A;
+  delete env.STATEGUARD_IDENTITY_B;
+  if (inputs.identityA !== undefined) env.STATEGUARD_IDENTITY_A = inputs.identityA;
+  if (inputs.identityB !== undefined) env.STATEGUARD_IDENTITY_B = inputs.identityB;
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...process.execArgv, cliMain(), ...argv], {
+      cwd: io.cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Line by line, so a secret is never split across two chunks.
+    const relay = (stream: NodeJS.ReadableStream, write: (l: string) => void): void => {
+      let pending = '';
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk: string) => {
+        const lines = (pending + chunk).split('\n');
+        pending = lines.pop() ?? '';
+        for (const line of lines) write(clean(line));
+      });
+      stream.on('end', () => {
+        if (pending !== '') write(clean(pending));
+      });
+    };
+    relay(child.stdout, io.err);
+    relay(child.stderr, io.err);
+    child.on('error', () => resolve(2));
+    child.on('close', (code) => resolve(code ?? 2));
+  });
+}
+
+/** Appends `name=value` outputs in the delimiter form, so no value can forge another. */
+function writeOutputs(file: string | undefined, outputs: Record<string, string | number>): void {
+  if (file === undefined || file === '') return;
+  const text = Object.entries(outputs)
+    .map(([name, value]) => {
+      const delimiter = `ghadelimiter_${randomUUID()}`;
+      return `${name}<<${delimiter}\n${value}\n${delimiter}\n`;
+    })
+    .join('');
+  appendFileSync(file, text);
+}
+
+const servers = (report: RunReport | CombinedReport): RunReport[] =>
+  'kind' in report ? report.servers : [report];
+
+/** The step's outputs of counts: every verdict, over every server. */
+function counts(report: RunReport | CombinedReport): Record<string, number> {
+  const probes = servers(report).flatMap((r) => r.probes);
+  const n = (v: string): number => probes.filter((p) => p.verdict === v).length;
+  return {
+    confirmed: n('confirmed'),
+    baselined: probes.filter((p) => p.baselined === true).length,
+    refuted: n('refuted'),
+    skipped: n('skipped'),
+    errored: n('errored'),
+  };
+}
+
+/** Markdown of a report; a combined one as one section per server where no combined form exists. */
+function summaryOf(report: RunReport | CombinedReport, options: RenderOptions): string {
+  if (!('kind' in report)) return markdown.render(report, options);
+  if (markdown.renderCombined !== undefined) return markdown.renderCombined(report, options);
+  return report.servers.map((r) => markdown.render(r, options)).join('\n');
+}
+
+/** The step's exit code for the scanner's, under `fail-on`. */
+export function gate(failOn: ActionInputs['failOn'], code: number): number {
+  if (code !== 0 && code !== 1 && code !== 3) return code;
+  if (failOn === 'never') return 0;
+  if (failOn === 'confirmed') return code === 1 ? 1 : 0;
+  return code;
+}
+
+/** Runs the step; resolves with its exit code. */
+export async function runAction(io: ActionIo): Promise<number> {
+  const { env, out } = io;
+  let inputs: ActionInputs;
+  try {
+    // Masked before the inputs are even checked: an error message must not be the first leak.
+    mask({ identityA: env.INPUT_IDENTITY_A, identityB: env.INPUT_IDENTITY_B }, out);
+    inputs = readInputs(env);
+  } catch (error) {
+    if (!(error instanceof ActionInputError)) throw error;
+    out(`::error title=stateguard::${commandText(error.message)}`);
+    return 2;
+  }
+  const roots = sourceRootOf(env, io.cwd);
+  let sarifLocation: RenderOptions['sarifLocation'];
+  if (inputs.sarifLocation !== undefined) {
+    const place = parseSarifLocation(inputs.sarifLocation, roots);
+    if (typeof place === 'string') {
+      out(`::error title=stateguard::sarif-location ${commandText(place)}`);
+      return 2;
+    }
+    sarifLocation = place;
+  }
+  const dir = join(env.RUNNER_TEMP || tmpdir(), `stateguard-${randomUUID()}`);
+  mkdirSync(dir, { recursive: true });
+  const files = {
+    report: join(dir, 'stateguard.json'),
+    sarif: join(dir, 'stateguard.sarif'),
+    markdown: join(dir, 'stateguard.md'),
+  };
+  const code = await scan(scanArgv(inputs, files.report), inputs, io);
+  if (code !== 0 && code !== 1 && code !== 3) {
+    out(`::error title=stateguard::the scan ended with exit code ${code} and no report`);
+    writeOutputs(env.GITHUB_OUTPUT, { 'exit-code': code });
+    return code;
+  }
+  const report = JSON.parse(readFileSync(files.report, 'utf8')) as RunReport | CombinedReport;
+  const options: RenderOptions = {
+    color: false,
+    ...inputs.render,
+    sourceRoot: roots,
+    ...(sarifLocation !== undefined ? { sarifLocation } : {}),
+  };
+  writeFileSync(
+    files.sarif,
+    'kind' in report
+      ? (sarif.renderCombined?.(report, options) ?? '')
+      : sarif.render(report, options),
+  );
+  const summary = summaryOf(report, options);
+  writeFileSync(files.markdown, summary);
+  if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, `${summary}\n`);
+  const tally = counts(report);
+  writeOutputs(env.GITHUB_OUTPUT, {
+    'exit-code': code,
+    'sarif-file': files.sarif,
+    'report-file': files.report,
+    'markdown-file': files.markdown,
+    ...tally,
+  });
+  const exit = gate(inputs.failOn, code);
+  const what = `${tally.confirmed} confirmed (${tally.baselined} baselined), ${tally.errored} errored`;
+  if (exit !== 0)
+    out(`::error title=stateguard::${commandText(`${what}; fail-on ${inputs.failOn}`)}`);
+  else if (code !== 0) out(`::warning title=stateguard::${commandText(what)}`);
+  return exit;
+}

@@ -1,0 +1,163 @@
+/**
+ * The Action's inputs: how each becomes a `stateguard scan` argument, and action.yml kept true to
+ * the script (every input the script reads is passed to it, the pinned version is this package's).
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ActionInputError, readInputs, scanArgv } from '../../src/action/inputs.js';
+import { gate } from '../../src/action/run.js';
+
+const read = (path: string): string =>
+  readFileSync(fileURLToPath(new URL(`../../${path}`, import.meta.url)), 'utf8');
+const ACTION = read('action.yml');
+const PKG = JSON.parse(read('package.json')) as { version: string };
+
+const argv = (inputs: Record<string, string>): string[] =>
+  scanArgv(
+    readInputs(
+      Object.fromEntries(
+        Object.entries(inputs).map(([k, v]) => [`INPUT_${k.toUpperCase().replace(/-/g, '_')}`, v]),
+      ),
+    ),
+    'r.json',
+  );
+
+describe('the Action inputs', () => {
+  it('scan a URL over HTTP and anything else as a stdio command line', () => {
+    expect(argv({ target: 'https://mcp.example/mcp' }).slice(0, 3)).toEqual([
+      'scan',
+      '--http',
+      'https://mcp.example/mcp',
+    ]);
+    expect(argv({ target: 'stdio: node server.js --flag' }).slice(0, 3)).toEqual([
+      'scan',
+      '--stdio',
+      'node server.js --flag',
+    ]);
+  });
+
+  it('turn config, server, concurrency, probes, baseline and args into flags, JSON last', () => {
+    expect(
+      argv({
+        config: '.mcp.json\n.vscode/mcp.json',
+        server: 'payments, search',
+        concurrency: '2',
+        probes: 'state/tamper,handle/cross-principal',
+        baseline: '.stateguard-baseline',
+        args: "--timeout 10s --header 'X-Tenant: acme' --all --evidence none",
+      }),
+    ).toEqual([
+      'scan',
+      '--config',
+      '.mcp.json',
+      '--config',
+      '.vscode/mcp.json',
+      '--server',
+      'payments',
+      '--server',
+      'search',
+      '--concurrency',
+      '2',
+      '--probe',
+      'state/tamper',
+      '--probe',
+      'handle/cross-principal',
+      '--baseline',
+      '.stateguard-baseline',
+      '--timeout',
+      '10s',
+      '--header',
+      'X-Tenant: acme',
+      '--format',
+      'json',
+      '--output',
+      'r.json',
+    ]);
+  });
+
+  it('keep --all and --evidence for the reports the action renders', () => {
+    const inputs = readInputs({
+      INPUT_TARGET: 'http://x/mcp',
+      INPUT_ARGS: '--all --evidence=none',
+    });
+    expect(inputs.render).toEqual({ all: true, evidence: 'none' });
+    expect(inputs.args).toEqual([]);
+  });
+
+  it('keep identities out of the arguments, exactly as given', () => {
+    const inputs = readInputs({
+      INPUT_TARGET: 'http://x/mcp',
+      INPUT_IDENTITY_A: ' spaced secret ',
+      INPUT_IDENTITY_B: 'b',
+    });
+    expect(inputs.identityA).toBe(' spaced secret ');
+    expect(scanArgv(inputs, 'r.json').join(' ')).not.toContain('secret');
+  });
+
+  it.each([
+    [{ INPUT_TARGET: 'stdio:' }, 'target: stdio: needs a command line'],
+    [{ INPUT_TARGET: 'x', INPUT_ARGS: '--output=x.json' }, 'args: --output=x.json is set'],
+    [{ INPUT_TARGET: 'x', INPUT_ARGS: '--evidence loud' }, "--evidence 'loud'"],
+  ])('refuse %j', (env, message) => {
+    expect(() => readInputs(env)).toThrow(ActionInputError);
+    expect(() => readInputs(env)).toThrow(message);
+  });
+
+  it.each([
+    ['confirmed', 0, 0],
+    ['confirmed', 1, 1],
+    ['confirmed', 3, 0],
+    ['errored', 3, 3],
+    ['errored', 1, 1],
+    ['never', 1, 0],
+    ['never', 2, 2],
+  ] as const)('fail-on %s turns scanner exit %i into step exit %i', (failOn, code, exit) => {
+    expect(gate(failOn, code)).toBe(exit);
+  });
+});
+
+describe('action.yml', () => {
+  const section = (name: string): string => {
+    const start = ACTION.indexOf(`\n${name}:\n`);
+    const end = ACTION.indexOf('\n\n', start + 1);
+    return ACTION.slice(start, end === -1 ? undefined : end);
+  };
+  const inputs = [...section('inputs').matchAll(/^ {2}([a-z-]+):$/gm)].map((m) => m[1] ?? '');
+
+  it('passes every input the script reads to it as INPUT_*', () => {
+    const own = ['sarif-upload', 'category', 'version'];
+    for (const name of inputs.filter((n) => !own.includes(n))) {
+      const env = `INPUT_${name.toUpperCase().replace(/-/g, '_')}: \${{ inputs.${name} }}`;
+      expect(ACTION, name).toContain(env);
+    }
+    expect(inputs).toEqual(expect.arrayContaining(['target', 'config', 'identity-a', 'fail-on']));
+  });
+
+  it('installs this package version, and uploads with the official action', () => {
+    expect(ACTION).toMatch(
+      new RegExp(`version:\\n(?: {4}.*\\n)*? {4}default: ${PKG.version.replace(/\./g, '\\.')}\\n`),
+    );
+    expect(ACTION).toContain('uses: github/codeql-action/upload-sarif@v4');
+    expect(ACTION).toContain('node_modules/stateguard/dist/action/main.js');
+  });
+
+  it('declares every output the script writes, from the scan step', () => {
+    const outputs = [...section('outputs').matchAll(/^ {2}([a-z-]+):$/gm)].map((m) => m[1]);
+    expect(outputs.sort()).toEqual(
+      [
+        'exit-code',
+        'sarif-file',
+        'report-file',
+        'markdown-file',
+        'confirmed',
+        'baselined',
+        'refuted',
+        'skipped',
+        'errored',
+      ].sort(),
+    );
+    for (const name of outputs)
+      expect(ACTION).toContain(`value: \${{ steps.scan.outputs.${name} }}`);
+  });
+});
