@@ -1,6 +1,7 @@
 /**
  * The reporters, as a registry map: adding a format is one entry, never another branch.
  */
+import { html } from './html.js';
 import { json } from './json.js';
 import { junit } from './junit.js';
 import { markdown } from './markdown.js';
@@ -9,7 +10,10 @@ import { text } from './text.js';
 import type { Reporter } from './types.js';
 
 /** Every output format by id. */
-export const REPORTERS = { text, json, sarif, junit, markdown } satisfies Record<string, Reporter>;
+export const REPORTERS = { text, json, sarif, junit, markdown, html } satisfies Record<
+  string,
+  Reporter
+>;
 
 /** A format id. */
 export type ReportFormat = keyof typeof REPORTERS;

@@ -22,7 +22,7 @@ export interface RenderOptions {
 
 /** One output format. */
 export interface Reporter {
-  readonly id: 'text' | 'json' | 'sarif' | 'junit' | 'markdown';
+  readonly id: 'text' | 'json' | 'sarif' | 'junit' | 'markdown' | 'html';
   render(report: RunReport, options: RenderOptions): string;
   /**
    * The report of several servers (`--config`). Optional while formats are being taught it; the CLI

@@ -6,11 +6,11 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { REPORTERS, type ReportFormat } from '../../src/report/index.js';
 import type { RenderOptions } from '../../src/report/types.js';
 import type { RunReport } from '../../src/probe/types.js';
-import { baselinedReport, report } from './sample-report.js';
+import { baselinedReport, combinedReport, report } from './sample-report.js';
 
 const GOLDEN = (name: string): string =>
   fileURLToPath(new URL(`../golden/${name}`, import.meta.url));
@@ -32,20 +32,35 @@ const CASES: [file: string, format: ReportFormat, options: RenderOptions, source
   ],
   ['report-baseline.junit.xml', 'junit', { color: false, evidence: 'summary' }, baselinedReport],
   ['report-baseline.md', 'markdown', { color: false, evidence: 'summary' }, baselinedReport],
+  ['report.html', 'html', { color: false, evidence: 'summary' }],
+  ['report-baseline.html', 'html', { color: false, evidence: 'summary' }, baselinedReport],
 ];
+
+// The report of several servers (`--config`), in each format that renders one.
+const COMBINED: [file: string, format: ReportFormat][] = [['report-combined.html', 'html']];
+
+/** Compares `rendered` with the golden `file`, or (UPDATE_GOLDEN=1) writes it and skips. */
+function golden(file: string, rendered: string, ctx: TestContext): void {
+  if (process.env.UPDATE_GOLDEN === '1') {
+    const before = existsSync(GOLDEN(file)) ? readFileSync(GOLDEN(file), 'utf8') : undefined;
+    if (before !== rendered) writeFileSync(GOLDEN(file), rendered);
+    // A file compared with what was just written to it proves nothing: say what happened instead.
+    ctx.skip(
+      before === rendered ? `UPDATE_GOLDEN: ${file} unchanged` : `UPDATE_GOLDEN: ${file} updated`,
+    );
+    return;
+  }
+  expect(rendered).toBe(readFileSync(GOLDEN(file), 'utf8'));
+}
 
 describe('every reporter against its golden file', () => {
   it.for(CASES)('%s is what the %s reporter renders', ([file, format, options, source], ctx) => {
-    const rendered = REPORTERS[format].render(source ?? report, options);
-    if (process.env.UPDATE_GOLDEN === '1') {
-      const before = existsSync(GOLDEN(file)) ? readFileSync(GOLDEN(file), 'utf8') : undefined;
-      if (before !== rendered) writeFileSync(GOLDEN(file), rendered);
-      // A file compared with what was just written to it proves nothing: say what happened instead.
-      ctx.skip(
-        before === rendered ? `UPDATE_GOLDEN: ${file} unchanged` : `UPDATE_GOLDEN: ${file} updated`,
-      );
-      return;
-    }
-    expect(rendered).toBe(readFileSync(GOLDEN(file), 'utf8'));
+    golden(file, REPORTERS[format].render(source ?? report, options), ctx);
+  });
+
+  it.for(COMBINED)('%s is what the %s reporter renders of two servers', ([file, format], ctx) => {
+    const render = REPORTERS[format].renderCombined;
+    if (render === undefined) throw new Error(`${format} cannot render a combined report`);
+    golden(file, render(combinedReport, { color: false, evidence: 'summary' }), ctx);
   });
 });

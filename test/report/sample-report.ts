@@ -2,7 +2,7 @@
  * One fixed RunReport with every verdict, a control that did not hold, an observation, a long
  * sealed blob and a notification before the answer: the input of the reporter and golden tests.
  */
-import type { RunReport } from '../../src/probe/types.js';
+import type { CombinedReport, RunReport } from '../../src/probe/types.js';
 
 /** A long sealed-looking blob, to see it shortened in summaries. */
 export const blob = `v1.${'eyJwIjp7InRvb2wiOiJ0cmFuc2Zlci'.repeat(8)}`;
@@ -96,4 +96,32 @@ export const baselinedReport: RunReport = {
     stale: ['state/replay-request@stdio:./server.js'],
   },
   probes: report.probes.map((p) => (p.id === 'state/tamper' ? { ...p, baselined: true } : p)),
+};
+
+/**
+ * A scan of two servers from one client configuration (`--config`): the sample report as the first
+ * entry, and a second entry that could not be started (an unresolved placeholder), with its problem
+ * and no probes.
+ */
+export const combinedReport: CombinedReport = {
+  schemaVersion: 1,
+  kind: 'combined',
+  tool: { name: 'stateguard', version: '9.9.9' },
+  configs: ['.mcp.json'],
+  startedAt: '2026-01-01T00:00:00.000Z',
+  ms: 30,
+  servers: [
+    {
+      ...report,
+      server: { name: 'workspaces', file: '.mcp.json', line: 3, format: 'claude-code' },
+    },
+    {
+      ...report,
+      target: { kind: 'http', display: 'http:https://mcp.example.com/${TOKEN}' },
+      protocol: { era: 'unknown', discover: false, toolNames: [] },
+      problem: 'not started: ${env:TOKEN} is not set',
+      probes: [],
+      server: { name: 'remote', file: '.mcp.json', line: 9, format: 'claude-code' },
+    },
+  ],
 };
