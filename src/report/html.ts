@@ -320,7 +320,7 @@ function runBody(report: RunReport, id: string, h: number, mode: EvidenceMode): 
   parts.push(verdictTable(report, id), targetSection(report, id, h));
   if (mode !== 'none' && report.surface !== undefined && report.surface.evidence.length > 0) {
     parts.push(
-      `<details class="discovery"><summary>Discovery exchanges (${report.surface.evidence.length})</summary>${sequence(report.surface.evidence, undefined, mode)}</details>`,
+      `<details class="discovery"${mode === 'full' ? ' open' : ''}><summary>Discovery exchanges (${report.surface.evidence.length})</summary>${sequence(report.surface.evidence, undefined, mode)}</details>`,
     );
   }
   if (report.probes.length > 0) {
@@ -330,8 +330,13 @@ function runBody(report: RunReport, id: string, h: number, mode: EvidenceMode): 
   return parts.join('\n');
 }
 
-const CSP =
-  "default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/**
+ * Nothing may load, run, submit or re-base the page: `default-src 'none'` covers scripts, images,
+ * fonts, frames and fetches; inline styles are the one exception; `base-uri` and `form-action` do
+ * not fall back to `default-src`, so they are named. (`frame-ancestors` and `sandbox` are ignored in
+ * a `<meta>` policy, and Chromium logs an error for the former, so neither is written.)
+ */
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
 
 const STYLE = `
 :root{color-scheme:light dark;--bg:#fff;--fg:#1b1f24;--muted:#59636e;--line:#d1d9e0;--panel:#f6f8fa;
@@ -479,7 +484,7 @@ export const html: Reporter = {
       `<p>from ${report.configs.map((f) => `<code>${escapeHtml(f)}</code>`).join(', ')}</p>`,
       `<p class="summary">${escapeHtml(counts)} · ${report.ms} ms</p></header>`,
       `<main>`,
-      `<table class="matrix"><caption>Verdict of each probe on each server</caption><thead><tr><th scope="col">server</th>${head}<th scope="col">problem</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>`,
+      `<table class="matrix servers"><caption>Verdict of each probe on each server</caption><thead><tr><th scope="col">server</th>${head}<th scope="col">problem</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>`,
       ...sections,
       `</main>`,
     ].join('\n');

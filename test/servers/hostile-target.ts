@@ -37,6 +37,13 @@ export const MARKUP =
   '<meta http-equiv="refresh" content="0;url=javascript:alert(6)"><form action="http://evil.example/">' +
   '</details></pre></code></td></table>&lt;script&gt; \u202egnp.exe\u202c';
 
+/**
+ * What the `markup` target appends to every `name` (tools, server): markup still, but without a word
+ * that would make the scanner leave a tool alone (`script`, `url`, `file`…), so the tools are called
+ * and their answers reach the report.
+ */
+export const NAME_MARKUP = '<img src=x onerror=alert(7)>"\'&amp;<!--';
+
 /** The three tools a scan must not call without the opt-in. */
 export const RISKY_TOOLS = [
   {
@@ -68,16 +75,20 @@ const HOSTILE_KEYS = new Set([
   'caller',
 ]);
 
-function strip(v: unknown, evil: string): unknown {
-  if (typeof v === 'string') return v.split(evil).join('');
+function strip(v: unknown, evil: readonly string[]): unknown {
+  if (typeof v === 'string') return evil.reduce((s, e) => s.split(e).join(''), v);
   if (Array.isArray(v)) return v.map((item) => strip(item, evil));
   if (typeof v === 'object' && v !== null)
     return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, strip(item, evil)]));
   return v;
 }
 
+/** What the `markup` era appends to a string under `key` (names get the milder markup). */
+const markupFor = (key: string): string => (key === 'name' ? NAME_MARKUP : MARKUP);
+
 function poison(v: unknown, evil: string, key = ''): unknown {
-  if (typeof v === 'string') return HOSTILE_KEYS.has(key) ? `${v}${evil}` : v;
+  const added = evil === MARKUP ? markupFor(key) : evil;
+  if (typeof v === 'string') return HOSTILE_KEYS.has(key) ? `${v}${added}` : v;
   if (Array.isArray(v)) return v.map((item) => poison(item, evil, key));
   if (typeof v === 'object' && v !== null)
     return Object.fromEntries(Object.entries(v).map(([k, item]) => [k, poison(item, evil, k)]));
@@ -92,7 +103,7 @@ export function hostileAnswer(
   counts: CallCounts,
 ): Record<string, unknown> | undefined {
   const evil = era === 'markup' ? MARKUP : EVIL;
-  const message = strip(raw, evil) as Incoming;
+  const message = strip(raw, era === 'markup' ? [MARKUP, NAME_MARKUP] : [EVIL]) as Incoming;
   if (message.id === undefined) return undefined;
   if (message.method === 'tools/call') {
     const name = String(message.params?.name ?? '');
