@@ -91,6 +91,11 @@ Output:
                                  errored → error, skipped → skipped, refuted passes
                                markdown: a verdict table and each confirmed finding with its
                                  evidence, for a pull-request comment; the target's text inert
+                               html: one self-contained page (no script, nothing loaded): the
+                                 verdict table, each probe's controls and its exchanges drawn
+                                 as a sequence between A, B and the server, the decisive one
+                                 highlighted, raw JSON folded; e.g. --format html --output
+                                 stateguard.html
   --output <file>              write the report to a file (the summary line then goes to stderr)
   --baseline <file>            accepted findings, one a line: <probe-id> (any target) or
                                <probe-id>@<target> (the report's target exactly, e.g.
@@ -101,7 +106,7 @@ Output:
   --write-baseline <file>      write this run's confirmed findings to <file> as accepted
                                entries (<probe-id>@<target>), under a comment naming the date
                                and target, e.g. --write-baseline .stateguard-baseline
-  --evidence <mode>            text, sarif, junit: ${EVIDENCE_MODES.join(' | ')} (default summary)
+  --evidence <mode>            text, sarif, junit, html: ${EVIDENCE_MODES.join(' | ')} (default summary)
   --all                        sarif: also emit refuted (kind pass) and skipped (kind
                                notApplicable) results; off by default, because some consumers
                                ignore kind and would show every result as a finding

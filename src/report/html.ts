@@ -465,6 +465,7 @@ export const html: Reporter = {
       (v) =>
         `${report.servers.flatMap((run) => run.probes).filter((r) => r.verdict === v).length} ${v}`,
     ).join(' · ');
+    const problems = report.servers.filter((run) => run.problem !== undefined).length;
     const head = probes.map((id) => `<th scope="col"><code>${escapeHtml(id)}</code></th>`).join('');
     const rows = report.servers.map((run, s) => {
       const problem = run.problem === undefined ? '' : `${PROBLEM} ${escapeHtml(run.problem)}`;
@@ -482,7 +483,7 @@ export const html: Reporter = {
     const body = [
       `<header><h1>stateguard report: ${report.servers.length} server${report.servers.length === 1 ? '' : 's'}</h1>`,
       `<p>from ${report.configs.map((f) => `<code>${escapeHtml(f)}</code>`).join(', ')}</p>`,
-      `<p class="summary">${escapeHtml(counts)} · ${report.ms} ms</p></header>`,
+      `<p class="summary">${escapeHtml(counts)}${problems > 0 ? ` · ${problems} server${problems === 1 ? '' : 's'} with a target problem` : ''} · ${report.ms} ms</p></header>`,
       `<main>`,
       `<table class="matrix servers"><caption>Verdict of each probe on each server</caption><thead><tr><th scope="col">server</th>${head}<th scope="col">problem</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>`,
       ...sections,

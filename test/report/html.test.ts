@@ -3,10 +3,14 @@
  * holds (verdict table, controls, sequence, folded JSON, surface, uncalled tools, deviations,
  * baseline, the combined matrix), parsed with a real HTML parser rather than matched as text.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Evidence, ProbeResult, RunReport } from '../../src/probe/types.js';
 import { decisiveIndex, escapeHtml, html } from '../../src/report/html.js';
 import { baselinedReport, combinedReport, report } from './sample-report.js';
+import { CLI_MAIN, runCli } from '../helpers/cli.js';
 import { elements, parseStrict, textOf, type Element } from './html-dom.js';
 
 const summary = { color: false, evidence: 'summary' } as const;
@@ -201,4 +205,45 @@ describe('the HTML page of several servers', () => {
     expect(links.length).toBeGreaterThan(4);
     for (const href of links) expect(ids.has(href.slice(1)), href).toBe(true);
   });
+});
+
+describe('stateguard scan --format html', () => {
+  it('writes the page of a real scan, each confirmed probe with the exchange it rests on highlighted', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stateguard-html-cli-'));
+    try {
+      const output = join(dir, 'report.html');
+      const fixture = `${process.execPath} --import tsx ${CLI_MAIN} fixture --mode flawed --transport stdio`;
+      const secrets = {
+        STATEGUARD_IDENTITY_A: 'html-alice-7c1d',
+        STATEGUARD_IDENTITY_B: 'html-bob-90e2',
+      };
+      const run = await runCli(
+        ['scan', '--stdio', fixture, '--format', 'html', '--output', output],
+        secrets,
+      );
+      expect(run.code).toBe(1);
+      const page = readFileSync(output, 'utf8');
+      for (const secret of Object.values(secrets)) expect(page).not.toContain(secret);
+      const probes = elements(parseStrict(page)).filter(
+        (e) => e.nodeName === 'section' && e.attrs.some((a) => a.value.startsWith('probe ')),
+      );
+      const confirmed = probes.filter((e) => e.attrs.some((a) => a.value === 'probe v-confirmed'));
+      expect(confirmed.length).toBeGreaterThanOrEqual(4);
+      for (const section of confirmed) {
+        const decisive = elements(section).filter((e) =>
+          e.attrs.some((a) => a.name === 'class' && a.value.split(' ').includes('decisive')),
+        );
+        expect(decisive, textOf(section).slice(0, 80)).toHaveLength(1);
+      }
+      // The handle probe rests on B presenting A's handle, not on any of its controls.
+      const handle = confirmed.find((e) => textOf(e).includes('handle/cross-principal'));
+      const highlighted = elements(handle as Element).find((e) =>
+        e.attrs.some((a) => a.value.endsWith(' decisive')),
+      );
+      expect(textOf(highlighted as Element)).toContain("B presents A's handle");
+      expect(textOf(highlighted as Element)).toContain('B → server');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
