@@ -19,7 +19,7 @@ import {
   exchangeSummary,
   type ExchangeEvidence,
 } from './evidence-lines.js';
-import { summaryLine } from './text.js';
+import { protocolEra, summaryLine } from './text.js';
 import type { EvidenceMode, RenderOptions, Reporter } from './types.js';
 import { escapeJsonText, visible } from './visible.js';
 
@@ -71,6 +71,14 @@ function reading(e: ExchangeEvidence): Reading {
   return /^input[_-]required$/i.test(String(result?.resultType)) ? 'ask' : 'acceptance';
 }
 
+/** The readings a verdict rests on (a skipped probe rests on none). */
+const RESTS_ON: Record<Verdict, readonly Reading[]> = {
+  confirmed: ['refusal', 'acceptance'],
+  refuted: ['refusal'],
+  errored: ['failure'],
+  skipped: [],
+};
+
 /**
  * The index in `r.evidence` of the exchange the verdict rests on, or `undefined` (skipped, or no
  * exchange at all). Evidence does not mark it, so it is read from the data:
@@ -91,13 +99,9 @@ export function decisiveIndex(r: ProbeResult): number | undefined {
     .map((e, i) => ({ e, i }))
     .filter((x): x is { e: ExchangeEvidence; i: number } => isExchange(x.e))
     .map(({ e, i }) => ({ e, i, reading: reading(e) }));
-  const wanted: Record<Exclude<Verdict, 'skipped'>, readonly Reading[]> = {
-    errored: ['failure'],
-    refuted: ['refusal'],
-    confirmed: ['refusal', 'acceptance'],
-  };
+  const wanted = RESTS_ON[r.verdict];
   const pools = [
-    exchanges.filter((x) => wanted[r.verdict as Exclude<Verdict, 'skipped'>].includes(x.reading)),
+    exchanges.filter((x) => wanted.includes(x.reading)),
     exchanges.filter((x) => x.reading !== 'failure'),
     exchanges,
   ];
@@ -125,17 +129,6 @@ function list(items: readonly string[] | undefined, code = true): string {
   return `<ul class="inline">${items.map((s) => `<li>${item(s)}</li>`).join('')}</ul>`;
 }
 
-function protocolLine(report: RunReport): string {
-  const p = report.protocol;
-  const era =
-    p.era === 'modern'
-      ? `2026-07-28 ${p.discover ? '(server/discover)' : '(no server/discover)'}`
-      : p.era === 'legacy'
-        ? `legacy ${p.protocolVersion ?? ''} (initialize)`
-        : 'unknown protocol';
-  return escapeHtml(era.trimEnd());
-}
-
 /** What the target is and said about itself, what discovery found, what was left alone. */
 function targetSection(report: RunReport, id: string, h: number): string {
   const p = report.protocol;
@@ -145,13 +138,16 @@ function targetSection(report: RunReport, id: string, h: number): string {
       : escapeHtml(`${p.serverInfo.name ?? '?'} ${p.serverInfo.version ?? ''}`.trimEnd());
   const s = report.server;
   const rows: [string, string | undefined][] = [
-    ['target', `<code>${escapeHtml(report.target.display)}</code> (${report.target.kind})`],
+    [
+      'target',
+      `<code>${escapeHtml(report.target.display)}</code> (${escapeHtml(report.target.kind)})`,
+    ],
     [
       'declared in',
       s &&
         `<code>${escapeHtml(s.file)}</code> line ${s.line}, entry <code>${escapeHtml(s.name)}</code> (${escapeHtml(s.format)})`,
     ],
-    ['protocol', protocolLine(report)],
+    ['protocol', escapeHtml(protocolEra(report.protocol))],
     ['server', server],
     ['tools', list(p.toolNames)],
     ['prompts', p.promptNames && list(p.promptNames)],
@@ -406,7 +402,7 @@ pre{background:var(--panel);border:1px solid var(--line);border-radius:.3rem;pad
 .discovery{margin:1rem 0}
 footer{margin-top:2rem;color:var(--muted);font-size:.85em}
 @media print{body{max-width:none;padding:0;font-size:11pt}.lanes{position:static}
-*{-webkit-print-color-adjust:exact;print-color-adjust:exact}pre{max-height:none}details:not([open])>:not(summary){display:none}}
+*{-webkit-print-color-adjust:exact;print-color-adjust:exact}pre{max-height:none}}
 `;
 
 function page(title: string, body: string, footer: string): string {
