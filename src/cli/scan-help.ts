@@ -91,6 +91,11 @@ Output:
                                  errored → error, skipped → skipped, refuted passes
                                markdown: a verdict table and each confirmed finding with its
                                  evidence, for a pull-request comment; the target's text inert
+                               html: one self-contained page (no script, nothing loaded): the
+                                 verdict table, each probe's controls and its exchanges drawn
+                                 as a sequence between A, B and the server, the decisive one
+                                 highlighted, raw JSON folded; e.g. --format html --output
+                                 stateguard.html
                                cert-x-gen: the {"findings", "metadata"} document of a cert-x-gen
                                  template; with CERT_X_GEN_MODE=engine the target comes from
                                  CERT_X_GEN_TARGET_* and CXG_MCP_* (docs/cert-x-gen.md), exit 0
@@ -104,7 +109,7 @@ Output:
   --write-baseline <file>      write this run's confirmed findings to <file> as accepted
                                entries (<probe-id>@<target>), under a comment naming the date
                                and target, e.g. --write-baseline .stateguard-baseline
-  --evidence <mode>            text, sarif, junit: ${EVIDENCE_MODES.join(' | ')} (default summary)
+  --evidence <mode>            text, sarif, junit, html: ${EVIDENCE_MODES.join(' | ')} (default summary)
   --all                        sarif: also emit refuted (kind pass) and skipped (kind
                                notApplicable) results; off by default, because some consumers
                                ignore kind and would show every result as a finding

@@ -30,14 +30,22 @@ function sentSummary(sent: unknown): string {
   return parts.join(' ');
 }
 
-function answerSummary(received: readonly unknown[] | undefined): string {
-  const list = received ?? [];
-  const answer = [...list]
+/** The answer among the messages of an exchange: the last result or error (not a request). */
+export function answerMessage(
+  received: readonly unknown[] | undefined,
+): Record<string, unknown> | undefined {
+  const answer = [...(received ?? [])]
     .reverse()
     .find((m) => isRecord(m) && !('method' in m) && ('result' in m || 'error' in m));
+  return isRecord(answer) ? answer : undefined;
+}
+
+function answerSummary(received: readonly unknown[] | undefined): string {
+  const list = received ?? [];
+  const answer = answerMessage(list);
   const others = list.length - (answer ? 1 : 0);
   const extra = others > 0 ? ` (+${others} other message${others === 1 ? '' : 's'})` : '';
-  if (!isRecord(answer)) return `no answer${extra}`;
+  if (answer === undefined) return `no answer${extra}`;
   if (isRecord(answer.error)) {
     const message =
       typeof answer.error.message === 'string' ? ` ${shortBlob(answer.error.message, 40)}` : '';
@@ -49,19 +57,29 @@ function answerSummary(received: readonly unknown[] | undefined): string {
   return `result${type}${isError}${extra}`;
 }
 
+/** A request/answer pair of evidence: an HTTP or a JSON-RPC exchange. */
+export type ExchangeEvidence = Extract<Evidence, { kind: 'http' | 'jsonrpc' }>;
+
+/**
+ * The two halves of an exchange's one-line summary: what was sent (`tools/call transfer
+ * requestState=v1.eyJ…`), and what came back (`HTTP 200: result complete (+1 other message)`, an
+ * error with its message, or why nothing did). Shared by the text line and the HTML sequence.
+ */
+export function exchangeSummary(e: ExchangeEvidence): { sent: string; answer: string } {
+  const body = e.kind === 'http' ? e.request.body : e.sent;
+  const status = e.kind === 'http' && e.response ? `HTTP ${e.response.status}: ` : '';
+  const tail = e.error !== undefined ? e.error : answerSummary(e.received);
+  return { sent: sentSummary(body), answer: `${status}${tail}` };
+}
+
 /** The one-line summary of a piece of evidence. */
 export function evidenceLine(e: Evidence): string {
   switch (e.kind) {
-    case 'http': {
-      const who = e.identity ? `[${e.identity}] ` : '';
-      const status = e.response ? `HTTP ${e.response.status}: ` : '';
-      const tail = e.error !== undefined ? e.error : answerSummary(e.received);
-      return `${who}${sentSummary(e.request.body)} · ${e.label} → ${status}${tail} (${e.ms} ms)`;
-    }
+    case 'http':
     case 'jsonrpc': {
       const who = e.identity ? `[${e.identity}] ` : '';
-      const tail = e.error !== undefined ? e.error : answerSummary(e.received);
-      return `${who}${sentSummary(e.sent)} · ${e.label} → ${tail} (${e.ms} ms)`;
+      const { sent, answer } = exchangeSummary(e);
+      return `${who}${sent} · ${e.label} → ${answer} (${e.ms} ms)`;
     }
     case 'observation':
       return `observed ${e.label}: expected ${e.expected}; actual ${e.actual}`;

@@ -2,6 +2,7 @@
  * The reporters, as a registry map: adding a format is one entry, never another branch.
  */
 import { certXGen } from './cert-x-gen.js';
+import { html } from './html.js';
 import { json } from './json.js';
 import { junit } from './junit.js';
 import { markdown } from './markdown.js';
@@ -16,6 +17,7 @@ export const REPORTERS = {
   sarif,
   junit,
   markdown,
+  html,
   'cert-x-gen': certXGen,
 } satisfies Record<string, Reporter>;
 

@@ -35,14 +35,17 @@ export function summaryLine(report: RunReport): string {
   return `${counts.join(' · ')} (target: ${visible(report.target.display)})`;
 }
 
+/** `2026-07-28 (server/discover)`, `legacy 2025-11-25 (initialize)` or `unknown protocol`. */
+export function protocolEra(p: RunReport['protocol']): string {
+  if (p.era === 'modern')
+    return `2026-07-28${p.discover ? ' (server/discover)' : ' (no server/discover)'}`;
+  if (p.era === 'legacy') return `legacy ${p.protocolVersion ?? ''} (initialize)`.trimEnd();
+  return 'unknown protocol';
+}
+
 function header(report: RunReport): string {
   const p = report.protocol;
-  const era =
-    p.era === 'modern'
-      ? `2026-07-28${p.discover ? ' (server/discover)' : ' (no server/discover)'}`
-      : p.era === 'legacy'
-        ? `legacy ${p.protocolVersion ?? ''} (initialize)`.trimEnd()
-        : 'unknown protocol';
+  const era = protocolEra(p);
   const server = p.serverInfo?.name
     ? ` · server ${p.serverInfo.name} ${p.serverInfo.version ?? ''}`.trimEnd()
     : '';

@@ -34,7 +34,7 @@ export interface RenderOptions {
 
 /** One output format. */
 export interface Reporter {
-  readonly id: 'text' | 'json' | 'sarif' | 'junit' | 'markdown' | 'cert-x-gen';
+  readonly id: 'text' | 'json' | 'sarif' | 'junit' | 'markdown' | 'html' | 'cert-x-gen';
   render(report: RunReport, options: RenderOptions): string;
   /**
    * The report of several servers (`--config`). Optional while formats are being taught it; the CLI

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { SCAN_OPTIONS } from '../../src/cli/scan-args.js';
 import { SCAN_HELP } from '../../src/cli/scan-help.js';
+import { REPORT_FORMATS } from '../../src/report/index.js';
 
 const DOC = readFileSync(fileURLToPath(new URL('../../docs/scanner.md', import.meta.url)), 'utf8');
 
@@ -50,5 +51,10 @@ describe('the flag table and --help', () => {
     expect(tableFlags().get(flag)).toMatch(new RegExp(`e\\.g\\. \`--${flag}`, 'i'));
     const block = SCAN_HELP.slice(SCAN_HELP.indexOf(`  --${flag}`)).split(/\n {2}--/)[0] ?? '';
     expect(block).toMatch(new RegExp(`e\\.g\\.[\\s\\S]*--${flag}`));
+  });
+
+  it.each(REPORT_FORMATS)('name and describe the report format %s in both', (format) => {
+    expect(tableFlags().get('format')).toContain(`\`${format}\``);
+    expect(SCAN_HELP).toMatch(new RegExp(`^ {31}${format}: \\S`, 'm'));
   });
 });

@@ -4,6 +4,7 @@
  */
 import { relative } from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
+import { CHROMIUM_SKIP_REASON } from './chromium.js';
 import { REDIS_SKIP_REASON } from './redis.js';
 
 /** Prints `stateguard: N tests skipped (files): reason` after the default summary. */
@@ -23,7 +24,9 @@ export default class SkipSummary implements Reporter {
     const why =
       REDIS_SKIP_REASON !== undefined
         ? `redis-server is not on the PATH (install it to run the Redis suites: apt-get install redis-server)`
-        : 'skipped by a filter or a platform condition (see [skipped] lines above)';
+        : CHROMIUM_SKIP_REASON !== undefined
+          ? `the browser checks need Chromium: ${CHROMIUM_SKIP_REASON}`
+          : 'skipped by a filter or a platform condition (see [skipped] lines above)';
     process.stdout.write(
       `\nstateguard: ${skipped} test${skipped === 1 ? '' : 's'} skipped in ${files.length} file${files.length === 1 ? '' : 's'} (${shown}): ${why}\n`,
     );

@@ -33,10 +33,13 @@ export const CASES: [
   ],
   ['report-baseline.junit.xml', 'junit', { color: false, evidence: 'summary' }, baselinedReport],
   ['report-baseline.md', 'markdown', { color: false, evidence: 'summary' }, baselinedReport],
+  ['report.html', 'html', { color: false, evidence: 'summary' }],
+  ['report-baseline.html', 'html', { color: false, evidence: 'summary' }, baselinedReport],
   // Confirmed findings of every severity the registry uses: each level and security-severity.
   ['report-severities.sarif', 'sarif', { color: false, evidence: 'summary' }, severitiesReport],
   // Three servers from two configuration files, one of them outside the repository.
   ['report-combined.sarif', 'sarif', { color: false, evidence: 'summary' }, combinedReport],
+  ['report-combined.html', 'html', { color: false, evidence: 'summary' }, combinedReport],
 ];
 
 /** What `format` renders of `source`: a combined report through `renderCombined`. */

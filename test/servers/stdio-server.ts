@@ -5,8 +5,8 @@
  * Scenarios: modern, modern-no-discover, legacy, hang, hang-stubborn (ignores SIGTERM and EOF),
  * slow-start (reads nothing for 1.5 s, like a server that compiles or downloads itself first),
  * garbage (exits after answering a tools/call with garbage), crash-mid-answer, request-first, huge-line, nested, stderr-echo; and the agreeable
- * servers `yes`, `echo` and `echo-pretty` (see `agreeable.ts`); the hostile targets `hostile` and
- * `risky` (see `hostile-target.ts`).
+ * servers `yes`, `echo` and `echo-pretty` (see `agreeable.ts`); the hostile targets `hostile`,
+ * `risky` and `markup` (see `hostile-target.ts`).
  */
 import { createInterface } from 'node:readline';
 import { AGREEABLE } from './agreeable.js';

@@ -1,0 +1,494 @@
+/**
+ * One self-contained HTML page: the verdicts in a table up top, then each probe with its controls,
+ * observations and exchanges drawn as a sequence between the lanes A, B and the server, the
+ * decisive exchange highlighted and the raw JSON of each folded in a `<details>`.
+ *
+ * The page loads nothing and runs nothing: the styles are inline, there is no script, and a
+ * Content-Security-Policy `<meta>` forbids every fetch, script, frame, form and `<base>`, so even a
+ * mistake in the escaping below could neither run code nor reach the network. Everything the target
+ * sent is text and only text: it goes through {@link escapeHtml} (control and bidi characters made
+ * visible as in the text report, then `& < > " '` as entities) and only ever into element content,
+ * never into a URL, a style, or an attribute. Ids and classes are built from indices and verdicts.
+ */
+import { STALE_REASON } from '../probe/baseline.js';
+import type { CombinedReport, Evidence, ProbeResult, RunReport, Verdict } from '../probe/types.js';
+import { VERDICTS } from '../probe/types.js';
+import {
+  answerMessage,
+  evidenceLine,
+  exchangeSummary,
+  type ExchangeEvidence,
+} from './evidence-lines.js';
+import { protocolEra, summaryLine } from './text.js';
+import type { EvidenceMode, RenderOptions, Reporter } from './types.js';
+import { escapeJsonText, visible } from './visible.js';
+
+const ENTITY: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/**
+ * `s` as HTML text, safe in element content and in a quoted attribute value alike: control and
+ * bidi characters written as visible escapes ({@link visible}), then `& < > " '` as entities.
+ */
+export function escapeHtml(s: string): string {
+  return visible(s).replace(/[&<>"']/g, (c) => ENTITY[c] ?? c);
+}
+
+/** Raw JSON for a `<pre>`: the exact value, DEL/C1/bidi spelled `\u…`, then HTML-escaped. */
+const rawJson = (value: unknown): string =>
+  escapeHtml(escapeJsonText(JSON.stringify(value, null, 2)));
+
+/** The verdict badge: a symbol and the word, so colour is never the only signal. */
+const MARK: Record<Verdict, string> = { confirmed: '✗', refuted: '✓', skipped: '–', errored: '!' };
+const badge = (v: Verdict, extra = ''): string =>
+  `<span class="badge v-${v}">${MARK[v]} ${v}${extra}</span>`;
+
+const PROBLEM = '<span class="badge v-errored">! target problem</span>';
+
+const isExchange = (e: Evidence): e is ExchangeEvidence =>
+  e.kind === 'http' || e.kind === 'jsonrpc';
+
+const words = (s: string): string[] =>
+  s
+    .toLowerCase()
+    .split(/\s+/)
+    .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))
+    .filter((w) => w.length > 0);
+
+/** How an exchange was answered, as the probes read it. */
+type Reading = 'failure' | 'refusal' | 'ask' | 'acceptance';
+
+function reading(e: ExchangeEvidence): Reading {
+  const answer = answerMessage(e.received);
+  if (e.error !== undefined || answer === undefined) return 'failure';
+  const result = answer.result as { isError?: unknown; resultType?: unknown } | undefined;
+  if ('error' in answer || result?.isError === true) return 'refusal';
+  return /^input[_-]required$/i.test(String(result?.resultType)) ? 'ask' : 'acceptance';
+}
+
+/** The readings a verdict rests on (a skipped probe rests on none). */
+const RESTS_ON: Record<Verdict, readonly Reading[]> = {
+  confirmed: ['refusal', 'acceptance'],
+  refuted: ['refusal'],
+  errored: ['failure'],
+  skipped: [],
+};
+
+/**
+ * The index in `r.evidence` of the exchange the verdict rests on, or `undefined` (skipped, or no
+ * exchange at all). Evidence does not mark it, so it is read from the data:
+ * - the candidates are the exchanges answered the way the verdict rests on: for `errored`, those
+ *   that drew no decision (a timeout, a 5xx, a dropped connection…); for `refuted`, the refusals (a
+ *   JSON-RPC error or an `isError` result); for `confirmed`, every decided answer but a round-1
+ *   `input_required` ask (a flow is decided on its retry). When no exchange fits, every decided
+ *   answer is a candidate, and then every exchange;
+ * - of those, the one whose label the verdict's reason echoes most: the share of the label's words
+ *   that the reason uses (probes name their decisive call in the reason: "call 2 sent with call 1's
+ *   state", "B presents A's handle", "the final round again");
+ * - ties go to the later exchange (a probe decides after its last call), and with no word in
+ *   common the last candidate is taken.
+ */
+export function decisiveIndex(r: ProbeResult): number | undefined {
+  if (r.verdict === 'skipped') return undefined;
+  const exchanges = r.evidence
+    .map((e, i) => ({ e, i }))
+    .filter((x): x is { e: ExchangeEvidence; i: number } => isExchange(x.e))
+    .map(({ e, i }) => ({ e, i, reading: reading(e) }));
+  const wanted = RESTS_ON[r.verdict];
+  const pools = [
+    exchanges.filter((x) => wanted.includes(x.reading)),
+    exchanges.filter((x) => x.reading !== 'failure'),
+    exchanges,
+  ];
+  const candidates = pools.find((pool) => pool.length > 0) ?? [];
+  const reason = new Set(words(r.reason));
+  let best: { index: number; score: number } | undefined;
+  for (const { e, i } of candidates) {
+    const label = [...new Set(words(e.label))];
+    const score = label.length === 0 ? 0 : label.filter((w) => reason.has(w)).length / label.length;
+    if (best === undefined || score >= best.score) best = { index: i, score };
+  }
+  return best?.index;
+}
+
+/** A `<dl>` row per entry; entries whose value is undefined are left out. */
+function facts(rows: [term: string, html: string | undefined][]): string {
+  const shown = rows.filter((row): row is [string, string] => row[1] !== undefined);
+  return `<dl class="facts">${shown.map(([t, d]) => `<dt>${t}</dt><dd>${d}</dd>`).join('')}</dl>`;
+}
+
+/** A list of target strings, each escaped, or "none". */
+function list(items: readonly string[] | undefined, code = true): string {
+  if (items === undefined || items.length === 0) return '<span class="muted">none</span>';
+  const item = (s: string): string => (code ? `<code>${escapeHtml(s)}</code>` : escapeHtml(s));
+  return `<ul class="inline">${items.map((s) => `<li>${item(s)}</li>`).join('')}</ul>`;
+}
+
+/** What the target is and said about itself, what discovery found, what was left alone. */
+function targetSection(report: RunReport, id: string, h: number): string {
+  const p = report.protocol;
+  const server =
+    p.serverInfo === undefined
+      ? undefined
+      : escapeHtml(`${p.serverInfo.name ?? '?'} ${p.serverInfo.version ?? ''}`.trimEnd());
+  const s = report.server;
+  const rows: [string, string | undefined][] = [
+    [
+      'target',
+      `<code>${escapeHtml(report.target.display)}</code> (${escapeHtml(report.target.kind)})`,
+    ],
+    [
+      'declared in',
+      s &&
+        `<code>${escapeHtml(s.file)}</code> line ${s.line}, entry <code>${escapeHtml(s.name)}</code> (${escapeHtml(s.format)})`,
+    ],
+    ['protocol', escapeHtml(protocolEra(report.protocol))],
+    ['server', server],
+    ['tools', list(p.toolNames)],
+    ['prompts', p.promptNames && list(p.promptNames)],
+    ['resources', p.resources && list(p.resources)],
+    ['resource templates', p.resourceTemplates && list(p.resourceTemplates)],
+    ['started', `${escapeHtml(report.startedAt)}, ${report.ms} ms`],
+  ];
+  const parts = [`<h${h} id="${id}-target">Target</h${h}>`, facts(rows)];
+  if (p.deviations !== undefined && p.deviations.length > 0) {
+    parts.push(
+      `<h${h + 1}>Protocol deviations (${p.deviations.length})</h${h + 1}>`,
+      `<ul>${p.deviations.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>`,
+    );
+  }
+  if (report.surface !== undefined) {
+    const sf = report.surface;
+    parts.push(
+      `<h${h + 1}>Surface found by discovery</h${h + 1}>`,
+      facts([
+        ['handles', list(sf.handles)],
+        ['flows', list(sf.flows)],
+        ['tried', list(sf.tried, false)],
+      ]),
+    );
+  }
+  if (report.uncalled !== undefined && report.uncalled.length > 0) {
+    const rows = report.uncalled
+      .map(
+        (u) => `<tr><td><code>${escapeHtml(u.tool)}</code></td><td>${escapeHtml(u.why)}</td></tr>`,
+      )
+      .join('');
+    parts.push(
+      `<h${h + 1}>Not called (${report.uncalled.length})</h${h + 1}>`,
+      `<table><thead><tr><th scope="col">tool</th><th scope="col">why</th></tr></thead><tbody>${rows}</tbody></table>`,
+    );
+  }
+  if (report.baseline !== undefined) {
+    const b = report.baseline;
+    parts.push(
+      `<h${h + 1}>Baseline</h${h + 1}>`,
+      facts([
+        ['file', `<code>${escapeHtml(b.file)}</code>`],
+        ['accepted', list(b.baselined)],
+        [
+          'stale',
+          b.stale.length === 0
+            ? list(b.stale)
+            : `${list(b.stale)}<p class="stale">${badge('confirmed', ' stale')} ${escapeHtml(STALE_REASON)}; remove ${b.stale.length === 1 ? 'it' : 'them'} from the file (a stale entry fails the run)</p>`,
+        ],
+      ]),
+    );
+  }
+  return parts.join('\n');
+}
+
+/** The verdict table of one run: one row per probe, linked to its section. */
+function verdictTable(report: RunReport, id: string): string {
+  const rows = report.probes.map((r, i) => {
+    const accepted = r.baselined === true ? ' <span class="muted">(baselined)</span>' : '';
+    return (
+      `<tr class="v-${r.verdict}"><th scope="row"><a href="#${id}-p${i}"><code>${escapeHtml(r.id)}</code></a></th>` +
+      `<td>${badge(r.verdict)}${accepted}</td><td>${escapeHtml(r.severity)}</td><td>${escapeHtml(r.reason)}</td></tr>`
+    );
+  });
+  for (const entry of report.baseline?.stale ?? [])
+    rows.push(
+      `<tr class="v-confirmed"><th scope="row"><code>${escapeHtml(entry)}</code></th><td>${badge('confirmed', ' stale')}</td><td></td><td>stale baseline entry: ${escapeHtml(STALE_REASON)}</td></tr>`,
+    );
+  if (rows.length === 0) return '<p class="muted">No probe ran.</p>';
+  return (
+    `<table class="matrix"><caption>Verdict of each probe</caption>` +
+    `<thead><tr><th scope="col">probe</th><th scope="col">verdict</th><th scope="col">severity</th><th scope="col">reason</th></tr></thead>` +
+    `<tbody>${rows.join('\n')}</tbody></table>`
+  );
+}
+
+const lane = (e: ExchangeEvidence): string => (e.identity === 'B' ? 'b' : 'a');
+
+/** One exchange as two arrows (request, answer), its label, and its raw JSON folded. */
+function exchangeItem(
+  e: ExchangeEvidence,
+  n: number,
+  decisive: boolean,
+  mode: EvidenceMode,
+): string {
+  const who = e.identity ?? 'scanner';
+  const { sent, answer } = exchangeSummary(e);
+  const failed = e.error !== undefined ? ' failed' : '';
+  const mark = decisive ? ' <strong class="decisive-tag">decisive</strong>' : '';
+  const open = mode === 'full' ? ' open' : '';
+  return (
+    `<li class="ex lane-${lane(e)}${decisive ? ' decisive' : ''}">` +
+    `<p class="cap"><span class="n">${n}.</span> ${escapeHtml(e.label)} <span class="muted">(${e.ms} ms)</span>${mark}</p>` +
+    `<p class="msg req"><span class="who">${who} → server</span> <span class="txt">${escapeHtml(sent)}</span></p>` +
+    `<p class="msg ans${failed}"><span class="who">server → ${who}</span> <span class="txt">${escapeHtml(answer)}</span></p>` +
+    `<details${open}><summary>raw JSON</summary><pre>${rawJson(e)}</pre></details>` +
+    `</li>`
+  );
+}
+
+/** Anything else in the evidence (a note, an observation, stderr), as a note across the lanes. */
+function noteItem(e: Exclude<Evidence, ExchangeEvidence>, mode: EvidenceMode): string {
+  if (e.kind === 'stderr') {
+    const open = mode === 'full' ? ' open' : '';
+    return `<li class="note"><details${open}><summary>${escapeHtml(evidenceLine(e))}</summary><pre>${escapeHtml(e.lines.join('\n'))}</pre></details></li>`;
+  }
+  return `<li class="note"><p>${escapeHtml(evidenceLine(e))}</p></li>`;
+}
+
+/** Evidence drawn as a sequence between A, B and the server. */
+function sequence(
+  evidence: readonly Evidence[],
+  decisive: number | undefined,
+  mode: EvidenceMode,
+): string {
+  let n = 0;
+  const items = evidence.map((e, i) =>
+    isExchange(e) ? exchangeItem(e, ++n, i === decisive, mode) : noteItem(e, mode),
+  );
+  return (
+    `<div class="seq"><div class="lanes" aria-hidden="true"><span>A</span><span>B</span><span>server</span></div>` +
+    `<ol class="steps">${items.join('\n')}</ol></div>`
+  );
+}
+
+function probeSection(r: ProbeResult, id: string, h: number, mode: EvidenceMode): string {
+  const parts = [
+    `<section class="probe v-${r.verdict}" id="${id}" aria-labelledby="${id}-h">`,
+    `<h${h} id="${id}-h">${badge(r.verdict)} <code>${escapeHtml(r.id)}</code> <span class="title">${escapeHtml(r.title)}</span></h${h}>`,
+    `<p class="reason">${escapeHtml(r.reason)}</p>`,
+    `<p class="muted">severity ${escapeHtml(r.severity)} · ${r.ms} ms${r.baselined === true ? ' · baselined: accepted by the baseline, does not fail the run' : ''}</p>`,
+  ];
+  const controls = Object.entries(r.controls);
+  if (controls.length > 0) {
+    const rows = controls.map(
+      ([name, c]) =>
+        `<tr class="${c.held ? 'held' : 'failed'}"><th scope="row"><code>${escapeHtml(name)}</code></th>` +
+        `<td>${c.held ? '<span class="ok">✓ held</span>' : '<span class="bad">✗ failed</span>'}</td>` +
+        `<td>${escapeHtml(c.expected)}</td><td>${escapeHtml(c.observed)}</td></tr>`,
+    );
+    parts.push(
+      `<table class="controls"><caption>Controls</caption><thead><tr><th scope="col">control</th><th scope="col">state</th><th scope="col">expected</th><th scope="col">observed</th></tr></thead><tbody>${rows.join('')}</tbody></table>`,
+    );
+  }
+  if (r.observations.length > 0) {
+    const items = r.observations.map(
+      (o) => `<li><strong>${escapeHtml(o.label)}</strong>: ${escapeHtml(o.detail)}</li>`,
+    );
+    parts.push(`<h${h + 1}>Observations</h${h + 1}>`, `<ul>${items.join('')}</ul>`);
+  }
+  if (mode !== 'none' && r.evidence.length > 0) {
+    parts.push(
+      `<h${h + 1}>Exchanges (${r.evidence.filter(isExchange).length})</h${h + 1}>`,
+      sequence(r.evidence, decisiveIndex(r), mode),
+    );
+  }
+  parts.push('</section>');
+  return parts.join('\n');
+}
+
+/** Everything of one run below its heading: problem, verdicts, target, probes. */
+function runBody(report: RunReport, id: string, h: number, mode: EvidenceMode): string {
+  const parts = [`<p class="summary">${escapeHtml(summaryLine(report))}</p>`];
+  if (report.problem !== undefined)
+    parts.push(`<p class="problem">${PROBLEM} ${escapeHtml(report.problem)}</p>`);
+  parts.push(verdictTable(report, id), targetSection(report, id, h));
+  if (mode !== 'none' && report.surface !== undefined && report.surface.evidence.length > 0) {
+    parts.push(
+      `<details class="discovery"${mode === 'full' ? ' open' : ''}><summary>Discovery exchanges (${report.surface.evidence.length})</summary>${sequence(report.surface.evidence, undefined, mode)}</details>`,
+    );
+  }
+  if (report.probes.length > 0) {
+    parts.push(`<h${h} id="${id}-probes">Probes</h${h}>`);
+    report.probes.forEach((r, i) => parts.push(probeSection(r, `${id}-p${i}`, h + 1, mode)));
+  }
+  return parts.join('\n');
+}
+
+/**
+ * Nothing may load, run, submit or re-base the page: `default-src 'none'` covers scripts, images,
+ * fonts, frames and fetches; inline styles are the one exception; `base-uri` and `form-action` do
+ * not fall back to `default-src`, so they are named. (`frame-ancestors` and `sandbox` are ignored in
+ * a `<meta>` policy, and Chromium logs an error for the former, so neither is written.)
+ */
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
+
+const STYLE = `
+:root{color-scheme:light dark;--bg:#fff;--fg:#1b1f24;--muted:#59636e;--line:#d1d9e0;--panel:#f6f8fa;
+--confirmed:#b3261e;--confirmed-bg:#fde7e6;--refuted:#1a7f37;--refuted-bg:#dafbe1;--skipped:#59636e;--skipped-bg:#eaeef2;
+--errored:#8a5a00;--errored-bg:#fff1c2;--a:#0958b8;--b:#8250df;--hl:#fff8c5;--hl-line:#bf8700}
+@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#9198a1;--line:#3d444d;--panel:#151b23;
+--confirmed:#ff8b84;--confirmed-bg:#4a1714;--refuted:#56d364;--refuted-bg:#0f3a1c;--skipped:#9198a1;--skipped-bg:#262c36;
+--errored:#e3b341;--errored-bg:#3d2e00;--a:#79c0ff;--b:#d2a8ff;--hl:#3a3000;--hl-line:#e3b341}}
+*{box-sizing:border-box}
+body{margin:0 auto;max-width:72rem;padding:1rem 1.5rem 3rem;background:var(--bg);color:var(--fg);
+font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
+code,.txt{overflow-wrap:anywhere}
+th code{overflow-wrap:normal}
+h1{font-size:1.6rem;margin:.5rem 0}h2{font-size:1.3rem;margin-top:2rem;border-bottom:1px solid var(--line)}
+h3{font-size:1.1rem}h4,h5{font-size:1rem}
+a{color:inherit}
+.muted{color:var(--muted)}
+table{border-collapse:collapse;width:100%;margin:.5rem 0 1rem}
+caption{text-align:left;font-weight:600;padding:.25rem 0}
+th,td{border:1px solid var(--line);padding:.3rem .5rem;text-align:left;vertical-align:top}
+thead th{background:var(--panel)}
+.badge{display:inline-block;padding:0 .45rem;border-radius:.3rem;font-weight:600;white-space:nowrap;border:1px solid currentColor}
+.badge.v-confirmed{color:var(--confirmed);background:var(--confirmed-bg)}
+.badge.v-refuted{color:var(--refuted);background:var(--refuted-bg)}
+.badge.v-skipped{color:var(--skipped);background:var(--skipped-bg)}
+.badge.v-errored{color:var(--errored);background:var(--errored-bg)}
+.ok,.bad{font-weight:600;white-space:nowrap}.ok{color:var(--refuted)}.bad{color:var(--errored)}
+tr.failed td,tr.failed th{background:var(--errored-bg)}
+.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:.5rem 0}
+.facts dt{font-weight:600}.facts dd{margin:0}
+ul.inline{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.2rem .8rem}
+.summary{font-weight:600}
+.problem,.stale{padding:.4rem .6rem;border-left:4px solid var(--errored);background:var(--errored-bg)}
+.probe{border:1px solid var(--line);border-left:6px solid var(--skipped);border-radius:.4rem;padding:0 1rem .5rem;margin:1rem 0;break-inside:avoid-page}
+.probe.v-confirmed{border-left-color:var(--confirmed)}.probe.v-refuted{border-left-color:var(--refuted)}
+.probe.v-errored{border-left-color:var(--errored)}
+.reason{font-size:1.05em}
+.seq{position:relative;margin:.5rem 0;
+background:linear-gradient(var(--line),var(--line)) 16.667% 0/2px 100% no-repeat,
+linear-gradient(var(--line),var(--line)) 50% 0/2px 100% no-repeat,
+linear-gradient(var(--line),var(--line)) 83.333% 0/2px 100% no-repeat}
+.lanes{display:grid;grid-template-columns:repeat(3,1fr);text-align:center;font-weight:700;position:sticky;top:0}
+.lanes span{justify-self:center;background:var(--panel);border:1px solid var(--line);border-radius:.3rem;padding:0 1rem}
+.lanes span:nth-child(1){color:var(--a)}.lanes span:nth-child(2){color:var(--b)}
+.steps{list-style:none;margin:0;padding:0}
+.ex,.note{display:grid;grid-template-columns:repeat(6,1fr);margin:.3rem 0;padding:.2rem 0}
+.cap,.ex details,.note>*{grid-column:1/7;margin:0;background:var(--bg);padding:0 .3rem;justify-self:start;max-width:100%}
+.note>*{justify-self:center;border:1px dashed var(--line);background:var(--panel);padding:.2rem .6rem}
+.msg{margin:.1rem 0;position:relative;border-bottom:2px solid var(--a);padding:0 .6rem .1rem;text-align:center}
+.lane-b .msg{border-color:var(--b)}
+.lane-a .msg{grid-column:2/6}.lane-b .msg{grid-column:4/6}
+.msg.req::after,.msg.ans::before{content:"";position:absolute;bottom:-6px;border:5px solid transparent}
+.msg.req::after{right:-2px;border-left:9px solid var(--a)}
+.msg.ans::before{left:-2px;border-right:9px solid var(--a)}
+.lane-b .msg.req::after{border-left-color:var(--b)}.lane-b .msg.ans::before{border-right-color:var(--b)}
+.msg.ans{border-bottom-style:dashed}
+.msg.ans.failed{color:var(--errored);font-weight:600}
+.who{font-weight:600;font-size:.8em;color:var(--muted);white-space:nowrap}
+.txt{background:var(--bg);font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85em}
+.decisive{background:var(--hl);outline:2px solid var(--hl-line);border-radius:.3rem}
+.decisive .msg.ans{font-weight:700}
+.decisive .cap,.decisive .txt,.decisive details{background:transparent}
+.decisive-tag{color:var(--hl-line);text-transform:uppercase;font-size:.8em;letter-spacing:.05em}
+details>summary{cursor:pointer;color:var(--muted)}
+pre{background:var(--panel);border:1px solid var(--line);border-radius:.3rem;padding:.5rem;overflow:auto;max-height:30rem;white-space:pre-wrap;overflow-wrap:anywhere}
+.discovery{margin:1rem 0}
+footer{margin-top:2rem;color:var(--muted);font-size:.85em}
+@media print{body{max-width:none;padding:0;font-size:11pt}.lanes{position:static}
+*{-webkit-print-color-adjust:exact;print-color-adjust:exact}pre{max-height:none}}
+`;
+
+function page(title: string, body: string, footer: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="referrer" content="no-referrer">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>${title}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+${body}
+<footer>${footer}</footer>
+</body>
+</html>
+`;
+}
+
+const footerOf = (tool: RunReport['tool'], startedAt: string): string =>
+  `${escapeHtml(tool.name)} ${escapeHtml(tool.version)} · started ${escapeHtml(startedAt)} · every string the target sent is shown as text, control and bidi characters escaped`;
+
+/** The cell of one server's verdict on one probe, linked to that probe's section. */
+function matrixCell(run: RunReport, s: number, probe: string): string {
+  const i = run.probes.findIndex((r) => r.id === probe);
+  const r = run.probes[i];
+  if (r === undefined) return '<td class="muted">—</td>';
+  const accepted = r.baselined === true ? ' (baselined)' : '';
+  return `<td><a href="#s${s}-p${i}">${badge(r.verdict, accepted)}</a></td>`;
+}
+
+const serverName = (run: RunReport): string => run.server?.name ?? run.target.display;
+
+/** The HTML reporter. */
+export const html: Reporter = {
+  id: 'html',
+  render(report: RunReport, o: RenderOptions): string {
+    const body = [
+      `<header><h1>stateguard report: <code>${escapeHtml(report.target.display)}</code></h1></header>`,
+      `<main>`,
+      runBody(report, 'r', 2, o.evidence),
+      `</main>`,
+    ].join('\n');
+    return page(
+      `stateguard: ${escapeHtml(report.target.display)}`,
+      body,
+      footerOf(report.tool, report.startedAt),
+    );
+  },
+  renderCombined(report: CombinedReport, o: RenderOptions): string {
+    const probes = [...new Set(report.servers.flatMap((run) => run.probes.map((r) => r.id)))];
+    const counts = VERDICTS.map(
+      (v) =>
+        `${report.servers.flatMap((run) => run.probes).filter((r) => r.verdict === v).length} ${v}`,
+    ).join(' · ');
+    const problems = report.servers.filter((run) => run.problem !== undefined).length;
+    const head = probes.map((id) => `<th scope="col"><code>${escapeHtml(id)}</code></th>`).join('');
+    const rows = report.servers.map((run, s) => {
+      const problem = run.problem === undefined ? '' : `${PROBLEM} ${escapeHtml(run.problem)}`;
+      return (
+        `<tr><th scope="row"><a href="#s${s}">${escapeHtml(serverName(run))}</a></th>` +
+        probes.map((id) => matrixCell(run, s, id)).join('') +
+        `<td>${problem}</td></tr>`
+      );
+    });
+    const sections = report.servers.map(
+      (run, s) =>
+        `<section class="server" id="s${s}" aria-labelledby="s${s}-h">` +
+        `<h2 id="s${s}-h">${escapeHtml(serverName(run))}</h2>\n${runBody(run, `s${s}`, 3, o.evidence)}</section>`,
+    );
+    const body = [
+      `<header><h1>stateguard report: ${report.servers.length} server${report.servers.length === 1 ? '' : 's'}</h1>`,
+      `<p>from ${report.configs.map((f) => `<code>${escapeHtml(f)}</code>`).join(', ')}</p>`,
+      `<p class="summary">${escapeHtml(counts)}${problems > 0 ? ` · ${problems} server${problems === 1 ? '' : 's'} with a target problem` : ''} · ${report.ms} ms</p></header>`,
+      `<main>`,
+      `<table class="matrix servers"><caption>Verdict of each probe on each server</caption><thead><tr><th scope="col">server</th>${head}<th scope="col">problem</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>`,
+      ...sections,
+      `</main>`,
+    ].join('\n');
+    return page(
+      `stateguard: ${report.servers.length} servers`,
+      body,
+      footerOf(report.tool, report.startedAt),
+    );
+  },
+};
