@@ -14,7 +14,9 @@ import type { RunReport } from '../probe/types.js';
 import { REPORTERS } from '../report/index.js';
 import { summaryLine } from '../report/text.js';
 import { visible } from '../report/visible.js';
-import { parseScanArgs, SCAN_HELP } from './scan-args.js';
+import { parseScanArgs, SCAN_HELP, type CommonScanArgs } from './scan-args.js';
+import { runConfigScan } from './config-command.js';
+import type { RenderOptions } from '../report/types.js';
 
 /**
  * Exit code of a finished scan: 1 when anything is confirmed and not baselined, or a baseline
@@ -26,7 +28,7 @@ export function exitCodeOf(report: RunReport): 0 | 1 | 3 {
   return 0;
 }
 
-function progressLine(event: ScanProgress): string {
+export function progressLine(event: ScanProgress): string {
   switch (event.phase) {
     case 'open':
       return `scanning ${event.target}`;
@@ -68,6 +70,7 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  if (args.config !== undefined) return runConfigScan(args, args.config, err);
   const scanned = await runScan({
     target: args.target,
     probes: args.probes,
@@ -98,39 +101,64 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
       `stateguard scan: stale baseline entry '${entry}': ${STALE_REASON}; remove it from ${baseline?.file ?? '--baseline'}`,
     );
   }
-  if (args.writeBaseline !== undefined) {
-    const { text, entries } = baselineText(report, new Date());
-    try {
-      writeFileSync(args.writeBaseline, text);
-    } catch (error) {
-      err(
-        `stateguard scan: cannot write --write-baseline '${args.writeBaseline}': ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-      );
-      return 2;
-    }
+  if (
+    args.writeBaseline !== undefined &&
+    !writeBaseline(args.writeBaseline, baselineText(report, new Date()), err)
+  )
+    return 2;
+  const rendered = REPORTERS[args.format].render(report, renderOptions(args));
+  return deliver(rendered, args.output, summaryLine(report), err) ? exitCodeOf(report) : 2;
+}
+
+/** Writes a `--write-baseline` file and says so; false when it cannot be written. */
+export function writeBaseline(
+  file: string,
+  { text, entries }: { text: string; entries: number },
+  err: (line: string) => void,
+): boolean {
+  try {
+    writeFileSync(file, text);
+  } catch (error) {
     err(
-      `stateguard scan: wrote ${entries} accepted finding${entries === 1 ? '' : 's'} to ${args.writeBaseline}; gate later runs with --baseline ${args.writeBaseline}`,
+      `stateguard scan: cannot write --write-baseline '${file}': ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
     );
+    return false;
   }
+  err(
+    `stateguard scan: wrote ${entries} accepted finding${entries === 1 ? '' : 's'} to ${file}; gate later runs with --baseline ${file}`,
+  );
+  return true;
+}
+
+/** How the report is rendered: colour only for text on a terminal, unless `NO_COLOR` is set. */
+export function renderOptions(args: CommonScanArgs): RenderOptions {
   const noColor = (process.env.NO_COLOR ?? '') !== '';
   const color = args.format === 'text' && !args.output && process.stdout.isTTY === true && !noColor;
-  const rendered = REPORTERS[args.format].render(report, {
-    color,
-    evidence: args.evidence,
-    all: args.all,
-  });
-  if (args.output !== undefined) {
-    try {
-      writeFileSync(args.output, rendered);
-    } catch (error) {
-      err(
-        `stateguard scan: cannot write --output '${args.output}': ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-      );
-      return 2;
-    }
-    err(summaryLine(report));
-  } else {
+  return { color, evidence: args.evidence, all: args.all };
+}
+
+/**
+ * Writes the rendered report to `--output` (the summary line then goes to stderr) or stdout;
+ * false when the file cannot be written.
+ */
+export function deliver(
+  rendered: string,
+  output: string | undefined,
+  summary: string,
+  err: (line: string) => void,
+): boolean {
+  if (output === undefined) {
     process.stdout.write(rendered);
+    return true;
   }
-  return exitCodeOf(report);
+  try {
+    writeFileSync(output, rendered);
+  } catch (error) {
+    err(
+      `stateguard scan: cannot write --output '${output}': ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+    return false;
+  }
+  err(summary);
+  return true;
 }
