@@ -60,7 +60,7 @@ function finding(r: ProbeResult, o: RenderOptions): string[] {
   return [...lines, '', ...shown];
 }
 
-const CELL_ICON: Record<Cell, string> = { ...ICON, baselined: '☑️', '-': '·' };
+const CELL_ICON: Record<Cell, string> = { ...ICON, baselined: '☑️', '-': '—' };
 const STATUS_ICON: Record<ServerStatus, string> = {
   confirmed: '❌',
   errored: '⚠️',
@@ -86,7 +86,7 @@ function combined(report: CombinedReport, o: RenderOptions): string {
       `| ${inertMarkdown(serverName(server))} | ${server.target.kind} | ${ids.map((id) => CELL_ICON[cell(server, id)]).join(' | ')} | ${STATUS_ICON[status]} ${status} |`,
     );
   }
-  out.push('', `❌ confirmed · ✅ refuted · ➖ skipped · ⚠️ errored · ☑️ baselined · · not run`);
+  out.push('', `❌ confirmed · ✅ refuted · ➖ skipped · ⚠️ errored · ☑️ baselined · — not run`);
   const where = (server: RunReport): string => {
     const s = server.server;
     return s === undefined ? '' : ` (${inertMarkdown(s.file)}:${s.line})`;

@@ -11,6 +11,7 @@ import { REPORTERS, type ReportFormat } from '../../src/report/index.js';
 import type { RenderOptions } from '../../src/report/types.js';
 import type { RunReport } from '../../src/probe/types.js';
 import { baselinedReport, report } from './sample-report.js';
+import { combined } from './sample-combined.js';
 
 const GOLDEN = (name: string): string =>
   fileURLToPath(new URL(`../golden/${name}`, import.meta.url));
@@ -34,18 +35,41 @@ const CASES: [file: string, format: ReportFormat, options: RenderOptions, source
   ['report-baseline.md', 'markdown', { color: false, evidence: 'summary' }, baselinedReport],
 ];
 
+/** The combined report (`--config`) of every format that has one. */
+const COMBINED: [file: string, format: ReportFormat][] = [
+  ['combined.txt', 'text'],
+  ['combined.json', 'json'],
+  ['combined.junit.xml', 'junit'],
+  ['combined.md', 'markdown'],
+];
+
+/** Compares `rendered` with the golden `file`, or (with UPDATE_GOLDEN=1) writes it and skips. */
+function golden(file: string, rendered: string, ctx: { skip(note: string): void }): void {
+  if (process.env.UPDATE_GOLDEN === '1') {
+    const before = existsSync(GOLDEN(file)) ? readFileSync(GOLDEN(file), 'utf8') : undefined;
+    if (before !== rendered) writeFileSync(GOLDEN(file), rendered);
+    // A file compared with what was just written to it proves nothing: say what happened instead.
+    ctx.skip(
+      before === rendered ? `UPDATE_GOLDEN: ${file} unchanged` : `UPDATE_GOLDEN: ${file} updated`,
+    );
+    return;
+  }
+  expect(rendered).toBe(readFileSync(GOLDEN(file), 'utf8'));
+}
+
+describe('every combined reporter against its golden file', () => {
+  it.for(COMBINED)(
+    '%s is what the %s reporter renders for several servers',
+    ([file, format], ctx) => {
+      const render = REPORTERS[format].renderCombined;
+      if (render === undefined) throw new Error(`${format} has no renderCombined`);
+      golden(file, render(combined, { color: false, evidence: 'summary' }), ctx);
+    },
+  );
+});
+
 describe('every reporter against its golden file', () => {
   it.for(CASES)('%s is what the %s reporter renders', ([file, format, options, source], ctx) => {
-    const rendered = REPORTERS[format].render(source ?? report, options);
-    if (process.env.UPDATE_GOLDEN === '1') {
-      const before = existsSync(GOLDEN(file)) ? readFileSync(GOLDEN(file), 'utf8') : undefined;
-      if (before !== rendered) writeFileSync(GOLDEN(file), rendered);
-      // A file compared with what was just written to it proves nothing: say what happened instead.
-      ctx.skip(
-        before === rendered ? `UPDATE_GOLDEN: ${file} unchanged` : `UPDATE_GOLDEN: ${file} updated`,
-      );
-      return;
-    }
-    expect(rendered).toBe(readFileSync(GOLDEN(file), 'utf8'));
+    golden(file, REPORTERS[format].render(source ?? report, options), ctx);
   });
 });

@@ -108,8 +108,9 @@ function substituter(ctx: SubstitutionContext): {
 function remedy(placeholder: string): string {
   const body = placeholder.slice(2, -1);
   const name = /^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-.*)?$/s.exec(body)?.[1];
-  if (name !== undefined) return `set ${name}`;
-  if (body.startsWith('input:') && body.length > 6) return `set ${inputVariable(body.slice(6))}`;
+  if (name !== undefined) return `set ${name} in the scanner's environment`;
+  if (body.startsWith('input:') && body.length > 6)
+    return `set ${inputVariable(body.slice(6))} in the scanner's environment`;
   return `stateguard does not resolve ${placeholder.length > 40 ? 'this form' : placeholder}`;
 }
 
@@ -118,7 +119,7 @@ function unresolvedProblem(placeholders: readonly string[]): string {
   const fixes = [...new Set(unique.map(remedy))];
   return (
     `unresolved placeholder${unique.length === 1 ? '' : 's'} ${unique.join(', ')}: not started ` +
-    `(${fixes.join('; ')} in the scanner's environment)`
+    `(${fixes.join('; ')})`
   );
 }
 
