@@ -24,10 +24,10 @@ export interface ConfigFile {
   readonly servers: ConfigServer[];
 }
 
-function readBounded(file: string): string {
+function readBounded(file: string, absolute: string): string {
   let fd: number;
   try {
-    fd = openSync(file, 'r');
+    fd = openSync(absolute, 'r');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'error';
     throw new ProbeUsageError(`cannot read --config '${file}': ${code}`);
@@ -110,5 +110,5 @@ export function parseConfig(text: string, file: string, cwd: string): ConfigFile
 /** Reads and parses the configuration file `file` (relative to `cwd`). */
 export function readConfig(file: string, cwd: string): ConfigFile {
   const absolute = isAbsolute(file) ? file : resolve(cwd, file);
-  return parseConfig(readBounded(absolute), file, cwd);
+  return parseConfig(readBounded(file, absolute), file, cwd);
 }

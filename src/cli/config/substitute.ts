@@ -44,7 +44,7 @@ export function inputVariable(id: string): string {
 }
 
 function shown(placeholder: string): string {
-  return placeholder.length > MAX_SHOWN ? `${placeholder.slice(0, MAX_SHOWN - 1)}…}` : placeholder;
+  return placeholder.length > MAX_SHOWN ? `${placeholder.slice(0, MAX_SHOWN - 2)}…}` : placeholder;
 }
 
 function predefined(name: string, ctx: SubstitutionContext): string | undefined {
