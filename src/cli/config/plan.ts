@@ -13,6 +13,7 @@ import type {
   Target,
   TransportKind,
 } from '../../probe/types.js';
+import type { ScanConfig } from '../../probe/scan.js';
 import type { ConnectionPolicy } from '../../probe/target/http-connection.js';
 import { RESERVED_HEADERS, type HeaderLine } from '../header-line.js';
 import type { ConfigServer } from './formats.js';
@@ -43,6 +44,8 @@ export interface ServerPlan {
   readonly secrets: readonly ExtraSecret[];
   /** Said on stderr before the scan. */
   readonly warnings: readonly string[];
+  /** How this server takes its identity, over the flags (a twin in the bench; none from files). */
+  readonly carrier?: Pick<ScanConfig, 'identityHeader' | 'identityEnv'>;
 }
 
 /** What every plan shares: the scanner's environment and the flags that apply to each server. */

@@ -64,6 +64,7 @@ async function scanOne(
     // A carrier flag applies to the servers of its transport.
     ...(http && identityHeader !== undefined ? { identityHeader } : {}),
     ...(!http && identityEnv !== undefined ? { identityEnv } : {}),
+    ...plan.carrier,
     ...(onProgress === undefined ? {} : { onProgress }),
   });
   return withServer(report, plan);
