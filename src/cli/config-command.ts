@@ -16,7 +16,14 @@ import { combinedSummaryLine } from '../report/matrix.js';
 import type { ConfigSelection } from './config/select.js';
 import { notScanned, scanServers } from './config/scan-servers.js';
 import type { CommonScanArgs } from './scan-args.js';
-import { deliver, exitCodeOf, progressLine, renderOptions, writeBaseline } from './scan-command.js';
+import {
+  deliver,
+  exitCodeOf,
+  progressLine,
+  renderOptions,
+  sharedScanConfig,
+  writeBaseline,
+} from './scan-command.js';
 import { combinedBaselineText } from './write-baseline.js';
 
 /** The exit code of a combined report (see the module comment). */
@@ -45,31 +52,15 @@ export async function runConfigScan(
     for (const w of plan.warnings) err(`stateguard scan: warning: ${w}`);
     if (plan.problem !== undefined) err(`[${plan.source.name}] stateguard: ${plan.problem}`);
   }
-  const combined = await scanServers(
-    selection.plans,
-    {
-      probes: args.probes,
-      principalMetaKey: args.principalMetaKey,
-      ...(args.identityHeader === undefined ? {} : { identityHeader: args.identityHeader }),
-      ...(args.identityEnv === undefined ? {} : { identityEnv: args.identityEnv }),
-      includeDestructive: args.includeDestructive,
-      allowMintedInRisky: args.allowMintedInRisky,
-      timeoutMs: args.timeoutMs,
-      deadlineMs: args.deadlineMs,
-      startupTimeoutMs: args.startupTimeoutMs,
-      maxAnswerBytes: args.maxAnswerBytes,
-      settings: args.expiryWaitMs === undefined ? {} : { expiryWaitMs: args.expiryWaitMs },
-    },
-    {
-      concurrency: selection.concurrency,
-      configs: selection.files.map((f) => f.file),
-      ...(args.quiet
-        ? {}
-        : {
-            onProgress: (plan, e) => err(`[${plan.source.name}] stateguard: ${progressLine(e)}`),
-          }),
-    },
-  );
+  const combined = await scanServers(selection.plans, sharedScanConfig(args), {
+    concurrency: selection.concurrency,
+    configs: selection.files.map((f) => f.file),
+    ...(args.quiet
+      ? {}
+      : {
+          onProgress: (plan, e) => err(`[${plan.source.name}] stateguard: ${progressLine(e)}`),
+        }),
+  });
   const servers: RunReport[] = args.baseline
     ? applyBaselineToServers(combined.servers, args.baseline)
     : combined.servers;

@@ -17,6 +17,7 @@ import { visible } from '../report/visible.js';
 import { parseScanArgs, SCAN_HELP, type CommonScanArgs } from './scan-args.js';
 import { runConfigScan } from './config-command.js';
 import type { RenderOptions } from '../report/types.js';
+import type { SharedScanConfig } from './config/scan-servers.js';
 
 /**
  * Exit code of a finished scan: 1 when anything is confirmed and not baselined, or a baseline
@@ -71,24 +72,13 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   if (args.config !== undefined) return runConfigScan(args, args.config, err);
+  const shared = sharedScanConfig(args);
   const scanned = await runScan({
+    ...shared,
     target: args.target,
-    probes: args.probes,
     identities: args.identities,
-    principalMetaKey: args.principalMetaKey,
-    ...(args.identityHeader === undefined ? {} : { identityHeader: args.identityHeader }),
-    ...(args.identityEnv === undefined ? {} : { identityEnv: args.identityEnv }),
     ...(args.headers.length > 0 ? { headers: args.headers } : {}),
-    includeDestructive: args.includeDestructive,
-    allowMintedInRisky: args.allowMintedInRisky,
-    timeoutMs: args.timeoutMs,
-    deadlineMs: args.deadlineMs,
-    startupTimeoutMs: args.startupTimeoutMs,
-    maxAnswerBytes: args.maxAnswerBytes,
-    settings: {
-      ...(args.expiryWaitMs === undefined ? {} : { expiryWaitMs: args.expiryWaitMs }),
-      ...(args.peer === undefined ? {} : { peer: args.peer }),
-    },
+    settings: { ...shared.settings, ...(args.peer === undefined ? {} : { peer: args.peer }) },
     ...(args.quiet
       ? {}
       : { onProgress: (e: ScanProgress) => err(`stateguard: ${progressLine(e)}`) }),
@@ -108,6 +98,23 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
     return 2;
   const rendered = REPORTERS[args.format].render(report, renderOptions(args));
   return deliver(rendered, args.output, summaryLine(report), err) ? exitCodeOf(report) : 2;
+}
+
+/** What every scan takes from the flags, whatever its target (one, or each configured server). */
+export function sharedScanConfig(args: CommonScanArgs): SharedScanConfig {
+  return {
+    probes: args.probes,
+    principalMetaKey: args.principalMetaKey,
+    ...(args.identityHeader === undefined ? {} : { identityHeader: args.identityHeader }),
+    ...(args.identityEnv === undefined ? {} : { identityEnv: args.identityEnv }),
+    includeDestructive: args.includeDestructive,
+    allowMintedInRisky: args.allowMintedInRisky,
+    timeoutMs: args.timeoutMs,
+    deadlineMs: args.deadlineMs,
+    startupTimeoutMs: args.startupTimeoutMs,
+    maxAnswerBytes: args.maxAnswerBytes,
+    settings: args.expiryWaitMs === undefined ? {} : { expiryWaitMs: args.expiryWaitMs },
+  };
 }
 
 /** Writes a `--write-baseline` file and says so; false when it cannot be written. */
