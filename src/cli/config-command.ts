@@ -13,6 +13,7 @@ import { applyBaselineToServers, failsRun, STALE_REASON } from '../probe/baselin
 import type { CombinedReport, RunReport } from '../probe/types.js';
 import { REPORTERS } from '../report/index.js';
 import { combinedSummaryLine } from '../report/matrix.js';
+import { visibleLine } from '../report/visible.js';
 import type { ConfigSelection } from './config/select.js';
 import { notScanned, scanServers } from './config/scan-servers.js';
 import type { CommonScanArgs } from './scan-args.js';
@@ -50,7 +51,8 @@ export async function runConfigScan(
     err(`stateguard scan: not scanned (disabled in its file): ${d}`);
   for (const plan of selection.plans) {
     for (const w of plan.warnings) err(`stateguard scan: warning: ${w}`);
-    if (plan.problem !== undefined) err(`[${plan.source.name}] stateguard: ${plan.problem}`);
+    if (plan.problem !== undefined)
+      err(`[${visibleLine(plan.source.name)}] stateguard: ${plan.problem}`);
   }
   const combined = await scanServers(selection.plans, sharedScanConfig(args), {
     concurrency: selection.concurrency,
@@ -58,7 +60,8 @@ export async function runConfigScan(
     ...(args.quiet
       ? {}
       : {
-          onProgress: (plan, e) => err(`[${plan.source.name}] stateguard: ${progressLine(e)}`),
+          onProgress: (plan, e) =>
+            err(`[${visibleLine(plan.source.name)}] stateguard: ${progressLine(e)}`),
         }),
   });
   const servers: RunReport[] = args.baseline

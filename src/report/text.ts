@@ -21,7 +21,7 @@ import {
   type Cell,
 } from './matrix.js';
 import type { RenderOptions, Reporter } from './types.js';
-import { visible, visibleDeep } from './visible.js';
+import { visible, visibleDeep, visibleLine } from './visible.js';
 
 const STYLE: Record<Verdict, { label: string; code: string }> = {
   confirmed: { label: '✗ CONFIRMED', code: '1;31' },
@@ -93,7 +93,7 @@ const CELL_CODE: Record<Cell, string> = {
 /** The server × probe matrix: one row per server, one column per probe, and how each ended. */
 function matrixLines(report: CombinedReport, o: RenderOptions): string[] {
   const ids = matrixProbes(report);
-  const names = report.servers.map((s) => visible(serverName(s)));
+  const names = report.servers.map((s) => visibleLine(serverName(s)));
   const widths = [
     Math.max(6, ...names.map((n) => n.length)),
     5,
@@ -120,8 +120,9 @@ function matrixLines(report: CombinedReport, o: RenderOptions): string[] {
 /** `── name · file:line (format) ──`: where a server's details start. */
 function serverHeading(server: RunReport): string {
   const s = server.server;
-  const where = s === undefined ? '' : ` · ${visible(s.file)}:${s.line} (${visible(s.format)})`;
-  return `── ${visible(serverName(server, 80))}${where} ──`;
+  const where =
+    s === undefined ? '' : ` · ${visibleLine(s.file)}:${s.line} (${visibleLine(s.format)})`;
+  return `── ${visibleLine(serverName(server, 80))}${where} ──`;
 }
 
 /** The text reporter. */
@@ -130,7 +131,7 @@ export const text: Reporter = {
   renderCombined(report, options) {
     const n = report.servers.length;
     const lines = [
-      `stateguard ${report.tool.version} · ${n} server${n === 1 ? '' : 's'} from ${report.configs.map((c) => visible(c)).join(', ')}`,
+      `stateguard ${report.tool.version} · ${n} server${n === 1 ? '' : 's'} from ${report.configs.map((c) => visibleLine(c)).join(', ')}`,
       '',
       ...matrixLines(report, options),
       '',
