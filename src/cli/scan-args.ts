@@ -219,9 +219,11 @@ export function parseScanArgs(
       : values.insecure
         ? { insecure: true }
         : undefined;
+  // With --config the policy applies to whichever servers are HTTP: any value stands for "there is
+  // an HTTP target" in the check.
   const connection = connectionPolicy(
     values['http-connection'],
-    fromConfig ? 'config' : values.http,
+    fromConfig ? '--config' : values.http,
   );
   // With --config the targets come from the files; every transport may be among them.
   const tgt = fromConfig ? undefined : target(values.http, values.stdio, connection, tls);

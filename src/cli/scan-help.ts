@@ -6,7 +6,7 @@ import { PROBES } from '../probe/registry.js';
 import { SCAN_DEFAULTS } from '../probe/scan.js';
 import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/target/session.js';
 import { STDIO_CLOSE_GRACE_MS } from '../probe/target/stdio.js';
-import { EVIDENCE_MODES, REPORT_FORMATS } from '../report/index.js';
+import { COMBINED_FORMATS, EVIDENCE_MODES, REPORT_FORMATS } from '../report/index.js';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './config/select.js';
 
 /** The help text; it documents every flag `parseArgs` accepts. */
@@ -27,7 +27,7 @@ Target (exactly one kind):
                                \${input:id} from STATEGUARD_INPUT_<ID>; a server with a placeholder
                                left unresolved is not started. A stdio server gets its own env
                                over a minimal one (PATH, HOME, …), never the scanner's whole
-                               environment. Formats: text, json, junit, markdown
+                               environment. Formats: ${COMBINED_FORMATS.join(', ')}
   --server <name>              with --config: scan only this entry (repeatable)
   --concurrency <n>            with --config: servers scanned at once (default ${DEFAULT_CONCURRENCY}, at most
                                ${MAX_CONCURRENCY}); each keeps its own --deadline
@@ -35,11 +35,11 @@ Target (exactly one kind):
 Identities (default: two random ones per run):
   --identity-a <secret>        identity A; or env STATEGUARD_IDENTITY_A (keeps it out of ps)
   --identity-b <secret>        identity B; or env STATEGUARD_IDENTITY_B
+                               HTTP: sent as "Authorization: Bearer <secret>"
+                               stdio: sent as params._meta[<key>]
                                with --config, per server: STATEGUARD_IDENTITY_A__<SERVER> (the
                                name upper-cased, _ for other characters) wins for that server;
                                an entry's "Authorization: Bearer <token>" header is A by default
-                               HTTP: sent as "Authorization: Bearer <secret>"
-                               stdio: sent as params._meta[<key>]
   --principal-meta-key <key>   the stdio _meta key (default ${DEFAULT_PRINCIPAL_META_KEY})
   --identity-header "<Name>: <value>"
                                HTTP: send the identity in this header instead of a bearer

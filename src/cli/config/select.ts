@@ -6,7 +6,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { ProbeUsageError } from '../../errors.js';
-import { REPORTERS, type ReportFormat } from '../../report/index.js';
+import { COMBINED_FORMATS, type ReportFormat } from '../../report/index.js';
 import { foundLocations, wellKnownLocations, type Location } from './locations.js';
 import { planServer, type PlanOptions, type ServerPlan } from './plan.js';
 import { readConfig, type ConfigFile } from './read-config.js';
@@ -44,15 +44,10 @@ export function checkConfigFlags(
           : `--${flag} does not combine with --config (the servers come from the files)`,
       );
   }
-  const reporter: { renderCombined?: unknown } = REPORTERS[format];
-  if (reporter.renderCombined === undefined) {
-    const able = Object.values(REPORTERS)
-      .filter((r: { renderCombined?: unknown }) => r.renderCombined !== undefined)
-      .map((r) => r.id);
+  if (!COMBINED_FORMATS.includes(format))
     throw new ProbeUsageError(
-      `--format ${format} has no report for several servers yet; with --config use ${able.join(', ')}`,
+      `--format ${format} has no report for several servers yet; with --config use ${COMBINED_FORMATS.join(', ')}`,
     );
-  }
 }
 
 /** What {@link selectServers} needs. */
