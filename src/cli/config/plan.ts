@@ -15,6 +15,7 @@ import type {
 } from '../../probe/types.js';
 import type { ScanConfig } from '../../probe/scan.js';
 import type { ConnectionPolicy } from '../../probe/target/http-connection.js';
+import { visibleLine } from '../../report/visible.js';
 import { RESERVED_HEADERS, type HeaderLine } from '../header-line.js';
 import type { ConfigServer } from './formats.js';
 import { minimalEnv } from './minimal-env.js';
@@ -280,13 +281,13 @@ export function planServer(server: ConfigServer, options: PlanOptions): ServerPl
         identities.A = bearer;
       else
         warnings.push(
-          `server '${source.name}': its ${h.name} header is not sent; that header carries the identities`,
+          `server '${visibleLine(source.name)}': its ${h.name} header is not sent; that header carries the identities`,
         );
       continue;
     }
     if (RESERVED_HEADERS.has(lower)) {
       warnings.push(
-        `server '${source.name}': its ${h.name} header is not sent; the scanner sets it`,
+        `server '${visibleLine(source.name)}': its ${h.name} header is not sent; the scanner sets it`,
       );
       continue;
     }

@@ -7,6 +7,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { ProbeUsageError } from '../../errors.js';
 import { COMBINED_FORMATS, type ReportFormat } from '../../report/index.js';
+import { visibleLine } from '../../report/visible.js';
 import { foundLocations, wellKnownLocations, type Location } from './locations.js';
 import { planServer, type PlanOptions, type ServerPlan } from './plan.js';
 import { readConfig, type ConfigFile } from './read-config.js';
@@ -89,7 +90,7 @@ export function selectServers(options: SelectOptions): ConfigSelection {
   for (const name of options.names) {
     if (!names.includes(name))
       throw new ProbeUsageError(
-        `unknown --server '${name}' (${names.length > 0 ? names.join(', ') : 'no servers declared'})`,
+        `unknown --server '${name}' (${names.length > 0 ? names.map(visibleLine).join(', ') : 'no servers declared'})`,
       );
   }
   const picked =
@@ -106,7 +107,9 @@ export function selectServers(options: SelectOptions): ConfigSelection {
     files,
     ...(found !== undefined ? { found } : {}),
     plans: chosen.map((s) => planServer(s, options.plan)),
-    disabled: disabled.map((s) => `${s.source.name} (${s.source.file}:${s.source.line})`),
+    disabled: disabled.map(
+      (s) => `${visibleLine(s.source.name)} (${visibleLine(s.source.file)}:${s.source.line})`,
+    ),
     concurrency: options.concurrency,
   };
 }
