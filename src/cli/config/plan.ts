@@ -13,7 +13,7 @@ import type {
   Target,
   TransportKind,
 } from '../../probe/types.js';
-import type { ScanConfig } from '../../probe/scan.js';
+import { displayTarget, type ScanConfig } from '../../probe/scan.js';
 import type { ConnectionPolicy } from '../../probe/target/http-connection.js';
 import { visibleLine } from '../../report/visible.js';
 import { RESERVED_HEADERS, type HeaderLine } from '../header-line.js';
@@ -127,16 +127,6 @@ function unresolvedProblem(placeholders: readonly string[]): string {
   );
 }
 
-function shownUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = 'redacted';
-    return u.toString();
-  } catch {
-    return url;
-  }
-}
-
 /** Plans the scan of `server`. */
 export function planServer(server: ConfigServer, options: PlanOptions): ServerPlan {
   const { spec, source } = server;
@@ -185,7 +175,7 @@ export function planServer(server: ConfigServer, options: PlanOptions): ServerPl
         : isAbsolute(cwdRaw)
           ? cwdRaw
           : resolve(server.workspaceFolder, cwdRaw);
-    const display = `stdio:${[command, ...args].join(' ')}`;
+    const display = displayTarget({ kind: 'stdio', command, args });
     const fail = (problem: string): ServerPlan => ({
       ...base,
       transport: 'stdio',
@@ -232,7 +222,7 @@ export function planServer(server: ConfigServer, options: PlanOptions): ServerPl
 
   const url = sub(spec.url);
   const headerValues = Object.entries(spec.headers).map(([name, v]) => ({ name, value: sub(v) }));
-  const display = shownUrl(url);
+  const display = displayTarget({ kind: 'http', url });
   const remote = { ...base, transport: 'http' as const, display };
   if (spec.kind === 'sse')
     return {
