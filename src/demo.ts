@@ -22,6 +22,7 @@ import type { RunReport, Target, TransportKind } from './probe/types.js';
 import { FOREIGN_TWINS } from './fixture/foreign/index.js';
 import { startForeign } from './fixture/foreign/targets.js';
 import type { ForeignTwin } from './fixture/foreign/twin.js';
+import { pool } from './cli/pool.js';
 
 // Run from dist/ (node) or from src/ (tsx): spawn the matching CLI for the stdio fixtures.
 const here = fileURLToPath(import.meta.url);
@@ -190,20 +191,6 @@ async function scanDead(): Promise<Row[]> {
     hanging.closeAllConnections();
     await new Promise<void>((resolve) => hanging.close(() => resolve()));
   }
-}
-
-/** Runs `tasks` with at most `limit` at a time, keeping their order. */
-async function pool<T>(tasks: (() => Promise<T>)[], limit: number): Promise<T[]> {
-  const results: T[] = new Array<T>(tasks.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < tasks.length) {
-      const i = next++;
-      results[i] = await tasks[i]!();
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
-  return results;
 }
 
 function render(rows: readonly Row[]): { text: string; mismatches: string[] } {

@@ -13,6 +13,7 @@ import {
   renderTable,
   type BenchSuite,
 } from './harness.js';
+import { configScanSuite } from './suites/config-scan.js';
 import { handlesSuite } from './suites/handles.js';
 import { httpScanSuite } from './suites/http-scan.js';
 import { mcpRoundTripSuite } from './suites/mcp-roundtrip.js';
@@ -28,6 +29,7 @@ const SUITES: readonly BenchSuite[] = [
   httpScanSuite,
   mcpRoundTripSuite,
   scanTimeSuite,
+  configScanSuite,
 ];
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -5,6 +5,7 @@
  * Nothing here touches the network or spawns anything; files named by flags are read or checked
  * here, so that no scan runs only to fail at the end.
  */
+import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ProbeUsageError } from '../errors.js';
 import type { Baseline } from '../probe/baseline.js';
@@ -24,15 +25,27 @@ import { headerLine, RESERVED_HEADERS, type HeaderLine } from './header-line.js'
 import { connectionPolicy, target } from './scan-target.js';
 import { ENGINE_FORMAT, engineInput, type EngineInput } from './engine-env.js';
 import { identityWarnings } from './scan-warnings.js';
+import {
+  checkConfigFlags,
+  DEFAULT_CONCURRENCY,
+  selectServers,
+  type ConfigSelection,
+} from './config/select.js';
 
 export type { HeaderLine } from './header-line.js';
 
 export { SCAN_HELP } from './scan-help.js';
 export { splitCommandLine } from './command-line.js';
 
-/** A validated `scan` invocation. */
-export interface ScanArgs {
-  readonly target: Target;
+/** A validated `scan` invocation: one target, or the servers of client configurations. */
+export type ScanArgs = CommonScanArgs &
+  (
+    | { readonly target: Target; readonly config?: undefined }
+    | { readonly target?: undefined; readonly config: ConfigSelection }
+  );
+
+/** What every `scan` invocation carries. */
+export interface CommonScanArgs {
   readonly probes: readonly Probe[];
   readonly identities: { A?: string; B?: string };
   readonly principalMetaKey: string;
@@ -68,6 +81,9 @@ export interface ScanArgs {
 export const SCAN_OPTIONS = {
   http: { type: 'string' },
   stdio: { type: 'string' },
+  config: { type: 'string', multiple: true },
+  server: { type: 'string', multiple: true },
+  concurrency: { type: 'string' },
   'identity-a': { type: 'string' },
   'identity-b': { type: 'string' },
   'principal-meta-key': { type: 'string' },
@@ -125,14 +141,39 @@ function selectProbes(only: readonly string[], skip: readonly string[]): Probe[]
   return left;
 }
 
-/** Parses `scan` arguments; `env` supplies the identity variables. Throws {@link ProbeUsageError}. */
-export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): ScanArgs | 'help' {
+/**
+ * `--config` may stand alone (the well-known locations): given no value (last, or before another
+ * flag), it becomes `--config=`, whose empty value means "look in the usual places".
+ */
+function bareConfig(argv: readonly string[]): string[] {
+  return argv.map((a, i) =>
+    a === '--config' && (i + 1 >= argv.length || (argv[i + 1] ?? '').startsWith('-'))
+      ? '--config='
+      : a,
+  );
+}
+
+/** Where `--config` resolves relative files and looks for well-known ones. */
+export interface ScanPlace {
+  readonly cwd: string;
+  readonly home: string;
+}
+
+/**
+ * Parses `scan` arguments; `env` supplies the identity variables (and the placeholders of
+ * configuration files). Throws {@link ProbeUsageError}.
+ */
+export function parseScanArgs(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  place: ScanPlace = { cwd: process.cwd(), home: homedir() },
+): ScanArgs | 'help' {
   let values: ReturnType<
     typeof parseArgs<{ options: typeof SCAN_OPTIONS; strict: true }>
   >['values'];
   try {
     ({ values } = parseArgs({
-      args: [...argv],
+      args: bareConfig(argv),
       options: SCAN_OPTIONS,
       strict: true,
       allowPositionals: false,
@@ -145,6 +186,12 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
   const format = values.format ?? 'text';
   if (!isReportFormat(format))
     throw new ProbeUsageError(`unknown --format '${format}' (${REPORT_FORMATS.join(', ')})`);
+  const fromConfig = values.config !== undefined;
+  if (fromConfig) checkConfigFlags(values, format);
+  else
+    for (const flag of ['server', 'concurrency'] as const)
+      if (values[flag] !== undefined)
+        throw new ProbeUsageError(`--${flag} applies to --config only`);
   const evidence = values.evidence ?? 'summary';
   if (!(EVIDENCE_MODES as readonly string[]).includes(evidence)) {
     throw new ProbeUsageError(`unknown --evidence '${evidence}' (${EVIDENCE_MODES.join(', ')})`);
@@ -177,7 +224,7 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
   if (values.ca !== undefined && values.insecure)
     throw new ProbeUsageError('give either --ca or --insecure, not both');
   // Where it applies is checked first: a CA file for a stdio target need not be read to be wrong.
-  if ((values.ca !== undefined || values.insecure) && values.http === undefined)
+  if ((values.ca !== undefined || values.insecure) && values.http === undefined && !fromConfig)
     throw new ProbeUsageError(
       `${values.ca !== undefined ? '--ca' : '--insecure'} applies to --http https:// targets only`,
     );
@@ -189,24 +236,27 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
       : values.insecure
         ? { insecure: true }
         : undefined;
-  const tgt =
-    engine?.target ??
-    target(
-      values.http,
-      values.stdio,
-      connectionPolicy(values['http-connection'], values.http),
-      tls,
-    );
+  // With --config the policy applies to whichever servers are HTTP: any value stands for "there is
+  // an HTTP target" in the check. In engine mode the target comes from the environment and the
+  // policy is not asked.
+  const connection =
+    engine === undefined
+      ? connectionPolicy(values['http-connection'], fromConfig ? '--config' : values.http)
+      : undefined;
+  // With --config the targets come from the files; every transport may be among them.
+  const tgt = fromConfig
+    ? undefined
+    : (engine?.target ?? target(values.http, values.stdio, connection, tls));
   const identityHeader = headerLine('identity-header', values['identity-header'], true);
   const identityEnv = values['identity-env'];
   if (identityEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(identityEnv))
     throw new ProbeUsageError('--identity-env takes an environment variable name, e.g. API_TOKEN');
-  if (identityHeader !== undefined && tgt.kind !== 'http')
+  if (identityHeader !== undefined && tgt !== undefined && tgt.kind !== 'http')
     throw new ProbeUsageError('--identity-header applies to --http targets only');
-  if (identityEnv !== undefined && tgt.kind !== 'stdio')
+  if (identityEnv !== undefined && tgt !== undefined && tgt.kind !== 'stdio')
     throw new ProbeUsageError('--identity-env applies to --stdio targets only');
   const headers = (values.header ?? []).map((h) => headerLine('header', h, false) as HeaderLine);
-  if (headers.length > 0 && tgt.kind !== 'http')
+  if (headers.length > 0 && tgt?.kind !== 'http')
     throw new ProbeUsageError('--header applies to --http targets only');
   const carrier = (identityHeader?.name ?? 'authorization').toLowerCase();
   for (const h of headers) {
@@ -218,7 +268,7 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
         `--header cannot set ${h.name}: it carries the identities (use --identity-header to move them)`,
       );
   }
-  if (values['principal-meta-key'] !== undefined && tgt.kind === 'http')
+  if (values['principal-meta-key'] !== undefined && tgt?.kind === 'http')
     warnings.push(
       '--principal-meta-key applies to --stdio targets only; over HTTP the identity is a bearer token (or --identity-header), so it is ignored',
     );
@@ -236,6 +286,26 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
   warnings.push(
     ...identityWarnings(a, b, env, engine === undefined ? undefined : 'CXG_MCP_IDENTITY_'),
   );
+  const identities = {
+    ...(a !== undefined ? { A: a } : {}),
+    ...(b !== undefined ? { B: b } : {}),
+  };
+  const selection = fromConfig
+    ? selectServers({
+        files: values.config ?? [],
+        names: values.server ?? [],
+        concurrency: count('concurrency', values.concurrency, DEFAULT_CONCURRENCY),
+        place,
+        plan: {
+          env,
+          userHome: place.home,
+          identities,
+          carrier: (identityHeader?.name ?? 'authorization').toLowerCase(),
+          ...(tls ? { tls } : {}),
+          ...(connection ? { connection } : {}),
+        },
+      })
+    : undefined;
   // Read and checked before any scan starts: a bad file is a usage error, not a lost report.
   const baseline = values.baseline !== undefined ? readBaseline(values.baseline) : undefined;
   if (values.output !== undefined) checkWritable('output', values.output);
@@ -243,10 +313,9 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
     checkWritable('write-baseline', values['write-baseline']);
   const duration = (flag: string, value: string | undefined, fallback: number): number =>
     value === undefined ? fallback : parseDuration(flag, value);
-  return {
-    target: tgt,
+  const common: CommonScanArgs = {
     probes,
-    identities: { ...(a !== undefined ? { A: a } : {}), ...(b !== undefined ? { B: b } : {}) },
+    identities,
     principalMetaKey: key,
     ...(identityHeader === undefined ? {} : { identityHeader }),
     ...(identityEnv === undefined ? {} : { identityEnv }),
@@ -266,7 +335,7 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
       values['max-answer-bytes'],
       SCAN_DEFAULTS.maxAnswerBytes,
     ),
-    ...peerTarget(values.peer, values['peer-stdio'], tgt),
+    ...(tgt === undefined ? {} : peerTarget(values.peer, values['peer-stdio'], tgt)),
     ...(values['expiry-wait'] === undefined
       ? {}
       : { expiryWaitMs: duration('expiry-wait', values['expiry-wait'], 0) }),
@@ -281,6 +350,9 @@ export function parseScanArgs(argv: readonly string[], env: NodeJS.ProcessEnv): 
     warnings,
     engine: engine !== undefined,
   };
+  if (selection !== undefined) return { ...common, config: selection };
+  if (tgt === undefined) throw new ProbeUsageError('no target'); // unreachable: target() threw
+  return { ...common, target: tgt };
 }
 
 /** `--sarif-location <path>[:<line>]`, made relative to the repository root (sarif-location.ts). */

@@ -16,8 +16,11 @@ import { REPORTERS } from '../report/index.js';
 import { sourceRootOf } from '../report/sarif-location.js';
 import { summaryLine } from '../report/text.js';
 import { visible } from '../report/visible.js';
-import { parseScanArgs, SCAN_HELP } from './scan-args.js';
+import { parseScanArgs, SCAN_HELP, type CommonScanArgs } from './scan-args.js';
 import { engineRequested } from './engine-env.js';
+import { runConfigScan } from './config-command.js';
+import type { RenderOptions } from '../report/types.js';
+import type { SharedScanConfig } from './config/scan-servers.js';
 
 /**
  * Exit code of a finished scan: 1 when anything is confirmed and not baselined, or a baseline
@@ -29,7 +32,7 @@ export function exitCodeOf(report: RunReport): 0 | 1 | 3 {
   return 0;
 }
 
-function progressLine(event: ScanProgress): string {
+export function progressLine(event: ScanProgress): string {
   switch (event.phase) {
     case 'open':
       return `scanning ${event.target}`;
@@ -76,24 +79,14 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  if (args.config !== undefined) return runConfigScan(args, args.config, err);
+  const shared = sharedScanConfig(args);
   const scanned = await runScan({
+    ...shared,
     target: args.target,
-    probes: args.probes,
     identities: args.identities,
-    principalMetaKey: args.principalMetaKey,
-    ...(args.identityHeader === undefined ? {} : { identityHeader: args.identityHeader }),
-    ...(args.identityEnv === undefined ? {} : { identityEnv: args.identityEnv }),
     ...(args.headers.length > 0 ? { headers: args.headers } : {}),
-    includeDestructive: args.includeDestructive,
-    allowMintedInRisky: args.allowMintedInRisky,
-    timeoutMs: args.timeoutMs,
-    deadlineMs: args.deadlineMs,
-    startupTimeoutMs: args.startupTimeoutMs,
-    maxAnswerBytes: args.maxAnswerBytes,
-    settings: {
-      ...(args.expiryWaitMs === undefined ? {} : { expiryWaitMs: args.expiryWaitMs }),
-      ...(args.peer === undefined ? {} : { peer: args.peer }),
-    },
+    settings: { ...shared.settings, ...(args.peer === undefined ? {} : { peer: args.peer }) },
     ...(args.quiet
       ? {}
       : { onProgress: (e: ScanProgress) => err(`stateguard: ${progressLine(e)}`) }),
@@ -106,42 +99,89 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
       `stateguard scan: stale baseline entry '${entry}': ${STALE_REASON}; remove it from ${baseline?.file ?? '--baseline'}`,
     );
   }
-  if (args.writeBaseline !== undefined) {
-    const { text, entries } = baselineText(report, new Date());
-    try {
-      writeFileSync(args.writeBaseline, text);
-    } catch (error) {
-      err(
-        `stateguard scan: cannot write --write-baseline '${args.writeBaseline}': ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-      );
-      return 2;
-    }
+  if (
+    args.writeBaseline !== undefined &&
+    !writeBaseline(args.writeBaseline, baselineText(report, new Date()), err)
+  )
+    return 2;
+  const rendered = REPORTERS[args.format].render(report, renderOptions(args));
+  if (!deliver(rendered, args.output, summaryLine(report), err)) return 2;
+  // The engine reads the verdict from metadata.status, and drops the output of a non-zero exit.
+  return args.engine ? 0 : exitCodeOf(report);
+}
+
+/** What every scan takes from the flags, whatever its target (one, or each configured server). */
+export function sharedScanConfig(args: CommonScanArgs): SharedScanConfig {
+  return {
+    probes: args.probes,
+    principalMetaKey: args.principalMetaKey,
+    ...(args.identityHeader === undefined ? {} : { identityHeader: args.identityHeader }),
+    ...(args.identityEnv === undefined ? {} : { identityEnv: args.identityEnv }),
+    includeDestructive: args.includeDestructive,
+    allowMintedInRisky: args.allowMintedInRisky,
+    timeoutMs: args.timeoutMs,
+    deadlineMs: args.deadlineMs,
+    startupTimeoutMs: args.startupTimeoutMs,
+    maxAnswerBytes: args.maxAnswerBytes,
+    settings: args.expiryWaitMs === undefined ? {} : { expiryWaitMs: args.expiryWaitMs },
+  };
+}
+
+/** Writes a `--write-baseline` file and says so; false when it cannot be written. */
+export function writeBaseline(
+  file: string,
+  { text, entries }: { text: string; entries: number },
+  err: (line: string) => void,
+): boolean {
+  try {
+    writeFileSync(file, text);
+  } catch (error) {
     err(
-      `stateguard scan: wrote ${entries} accepted finding${entries === 1 ? '' : 's'} to ${args.writeBaseline}; gate later runs with --baseline ${args.writeBaseline}`,
+      `stateguard scan: cannot write --write-baseline '${file}': ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
     );
+    return false;
   }
+  err(
+    `stateguard scan: wrote ${entries} accepted finding${entries === 1 ? '' : 's'} to ${file}; gate later runs with --baseline ${file}`,
+  );
+  return true;
+}
+
+/** How the report is rendered: colour only for text on a terminal, unless `NO_COLOR` is set. */
+export function renderOptions(args: CommonScanArgs): RenderOptions {
   const noColor = (process.env.NO_COLOR ?? '') !== '';
   const color = args.format === 'text' && !args.output && process.stdout.isTTY === true && !noColor;
-  const rendered = REPORTERS[args.format].render(report, {
+  return {
     color,
     evidence: args.evidence,
     all: args.all,
     ...(args.sarifLocation === undefined ? {} : { sarifLocation: args.sarifLocation }),
     sourceRoot: sourceRootOf(process.env, process.cwd()),
-  });
-  if (args.output !== undefined) {
-    try {
-      writeFileSync(args.output, rendered);
-    } catch (error) {
-      err(
-        `stateguard scan: cannot write --output '${args.output}': ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-      );
-      return 2;
-    }
-    err(summaryLine(report));
-  } else {
+  };
+}
+
+/**
+ * Writes the rendered report to `--output` (the summary line then goes to stderr) or stdout;
+ * false when the file cannot be written.
+ */
+export function deliver(
+  rendered: string,
+  output: string | undefined,
+  summary: string,
+  err: (line: string) => void,
+): boolean {
+  if (output === undefined) {
     process.stdout.write(rendered);
+    return true;
   }
-  // The engine reads the verdict from metadata.status, and drops the output of a non-zero exit.
-  return args.engine ? 0 : exitCodeOf(report);
+  try {
+    writeFileSync(output, rendered);
+  } catch (error) {
+    err(
+      `stateguard scan: cannot write --output '${output}': ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    );
+    return false;
+  }
+  err(summary);
+  return true;
 }

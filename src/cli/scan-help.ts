@@ -6,23 +6,40 @@ import { PROBES } from '../probe/registry.js';
 import { SCAN_DEFAULTS } from '../probe/scan.js';
 import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/target/session.js';
 import { STDIO_CLOSE_GRACE_MS } from '../probe/target/stdio.js';
-import { EVIDENCE_MODES, REPORT_FORMATS } from '../report/index.js';
+import { COMBINED_FORMATS, EVIDENCE_MODES, REPORT_FORMATS } from '../report/index.js';
+import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './config/select.js';
 
 /** The help text; it documents every flag `parseArgs` accepts. */
-export const SCAN_HELP = `Usage: stateguard scan (--http <url> | --stdio "<command line>") [options]
+export const SCAN_HELP = `Usage: stateguard scan (--http <url> | --stdio "<command line>" | --config [<file>]) [options]
 
-Scans one MCP 2026-07-28 server for unbound handles and unprotected requestState, with two
+Scans MCP 2026-07-28 servers for unbound handles and unprotected requestState, with two
 identities (A and B), controls that must hold before any verdict, and the evidence of every call.
 
-Target (exactly one):
+Target (exactly one kind):
   --http <url>                 a Streamable HTTP endpoint, e.g. http://127.0.0.1:3000/mcp
   --stdio "<command line>"     a command to spawn (split like a shell would, but run without one)
+  --config <file>              every server an MCP client configuration declares (repeatable):
+                               claude_desktop_config.json, .mcp.json, .cursor/mcp.json,
+                               .vscode/mcp.json, mcp_config.json (Windsurf); one combined report.
+                               With no file (last, or before another flag): the well-known
+                               locations for this OS and project, listed on stderr.
+                               \${VAR}, \${env:VAR}, \${VAR:-default} come from the environment,
+                               \${input:id} from STATEGUARD_INPUT_<ID>; a server with a placeholder
+                               left unresolved is not started. A stdio server gets its own env
+                               over a minimal one (PATH, HOME, …), never the scanner's whole
+                               environment. Formats: ${COMBINED_FORMATS.join(', ')}
+  --server <name>              with --config: scan only this entry (repeatable)
+  --concurrency <n>            with --config: servers scanned at once (default ${DEFAULT_CONCURRENCY}, at most
+                               ${MAX_CONCURRENCY}); each keeps its own --deadline
 
 Identities (default: two random ones per run):
   --identity-a <secret>        identity A; or env STATEGUARD_IDENTITY_A (keeps it out of ps)
   --identity-b <secret>        identity B; or env STATEGUARD_IDENTITY_B
                                HTTP: sent as "Authorization: Bearer <secret>"
                                stdio: sent as params._meta[<key>]
+                               with --config, per server: STATEGUARD_IDENTITY_A__<SERVER> (the
+                               name upper-cased, _ for other characters) wins for that server;
+                               an entry's "Authorization: Bearer <token>" header is A by default
   --principal-meta-key <key>   the stdio _meta key (default ${DEFAULT_PRINCIPAL_META_KEY})
   --identity-header "<Name>: <value>"
                                HTTP: send the identity in this header instead of a bearer
@@ -134,4 +151,6 @@ Verdicts (every one carries the exchanges that back it, tokens redacted):
 Exit codes: 0 nothing confirmed or errored · 1 something confirmed (and not baselined), or a
             stale baseline entry · 2 usage error · 3 something errored and nothing confirmed;
             always 0 in cert-x-gen engine mode (the verdict is metadata.status)
+            With --config, over all servers: 1 if any server has 1; else 3 if any errored or
+            was not started (or nothing was scanned); an SSE-only entry does not count
 `;

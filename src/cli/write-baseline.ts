@@ -17,3 +17,27 @@ export function baselineText(report: RunReport, date: Date): { text: string; ent
   ];
   return { text: `${lines.join('\n')}\n`, entries: ids.length };
 }
+
+/**
+ * The baseline file for a `--config` scan: every server's confirmed findings, each entry limited
+ * to its server's target, grouped under a comment naming the server and where it is declared.
+ */
+export function combinedBaselineText(
+  reports: readonly RunReport[],
+  date: Date,
+): { text: string; entries: number } {
+  const day = date.toISOString().slice(0, 10);
+  let entries = 0;
+  const lines = [`# stateguard baseline written ${day} for ${reports.length} servers`];
+  for (const report of reports) {
+    const ids = report.probes.filter((p) => p.verdict === 'confirmed').map((p) => p.id);
+    if (ids.length === 0) continue;
+    const target = report.target.display.replace(/[\r\n]/g, ' ');
+    const s = report.server;
+    const where =
+      s === undefined ? '' : ` (${s.name}, ${s.file}:${s.line})`.replace(/[\r\n]/g, ' ');
+    lines.push(`# ${target}${where}`, ...ids.map((id) => `${id}@${target}`));
+    entries += ids.length;
+  }
+  return { text: `${lines.join('\n')}\n`, entries };
+}

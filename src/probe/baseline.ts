@@ -140,3 +140,23 @@ export function failsRun(report: RunReport): boolean {
     (report.baseline?.stale.length ?? 0) > 0
   );
 }
+
+/**
+ * The baseline applied to every server of a `--config` scan. An entry limited to a target applies
+ * to the server whose report shows that target. A bare entry accepts its probe on any server, so it
+ * is stale only when no server still confirms that probe: that one server refutes it while another
+ * confirms it means the entry is still in use.
+ */
+export function applyBaselineToServers(
+  reports: readonly RunReport[],
+  baseline: Baseline,
+): RunReport[] {
+  const applied = reports.map((r) => applyBaseline(r, baseline));
+  const inUse = new Set(applied.flatMap((r) => r.baseline?.baselined ?? []));
+  return applied.map((r) => {
+    const summary = r.baseline;
+    if (summary === undefined) return r;
+    const stale = summary.stale.filter((e) => e.includes('@') || !inUse.has(entryProbeId(e)));
+    return stale.length === summary.stale.length ? r : { ...r, baseline: { ...summary, stale } };
+  });
+}

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { quote } from 'shell-quote';
 import type { Probe, ProbeSettings } from './define.js';
 import { createRedactor, noteEvidence, stderrEvidence } from './evidence/evidence.js';
-import type { Redactor } from './evidence/evidence.js';
+import type { ExtraSecret, Redactor } from './evidence/evidence.js';
 import { centralResult, runProbe } from './run.js';
 import { runSurvey, SURVEY } from './surface/run-survey.js';
 import { recipeName } from './surface/recipes.js';
@@ -39,6 +39,8 @@ export interface ScanConfig {
   readonly identityEnv?: string;
   /** HTTP: headers sent on every request; their values are redacted like identities. */
   readonly headers?: readonly { readonly name: string; readonly value: string }[];
+  /** More values to redact wherever they show up (a configured server's env values), each with its stand-in. */
+  readonly secrets?: readonly ExtraSecret[];
   readonly timeoutMs?: number;
   /** How long a stdio child may take to give its first answer (ms). */
   readonly startupTimeoutMs?: number;
@@ -121,10 +123,10 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
     A: config.identities?.A ?? randomIdentity('A'),
     B: config.identities?.B ?? randomIdentity('B'),
   };
-  const redactor = createRedactor(
-    identities,
-    (config.headers ?? []).map((h) => ({ placeholder: `<header ${h.name}>`, value: h.value })),
-  );
+  const redactor = createRedactor(identities, [
+    ...(config.headers ?? []).map((h) => ({ placeholder: `<header ${h.name}>`, value: h.value })),
+    ...(config.secrets ?? []),
+  ]);
   const display = displayTarget(config.target, redactor);
   const progress = config.onProgress ?? (() => undefined);
   // Every message that a limit fired names the limit and the flag that sets it: a timeout must not

@@ -22,7 +22,18 @@ export type Target =
       /** https: more CAs to trust (PEM), or no certificate check at all (`--insecure`). */
       readonly tls?: HttpTls;
     }
-  | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[] };
+  | {
+      readonly kind: 'stdio';
+      readonly command: string;
+      readonly args: readonly string[];
+      /**
+       * The child's whole environment. Absent: the scanner's own (`--stdio`); a server from a client
+       * configuration gets its own `env` over a minimal one (cli/config/minimal-env.ts).
+       */
+      readonly env?: Readonly<Record<string, string>>;
+      /** The child's working directory; absent: the scanner's. */
+      readonly cwd?: string;
+    };
 
 /** TLS settings of an https target. */
 export interface HttpTls {

@@ -27,6 +27,11 @@ export type ReportFormat = keyof typeof REPORTERS;
 /** The format ids, for help text and validation. */
 export const REPORT_FORMATS = Object.keys(REPORTERS) as ReportFormat[];
 
+/** The formats with a report of several servers (`--config`). */
+export const COMBINED_FORMATS: ReportFormat[] = REPORT_FORMATS.filter(
+  (id) => (REPORTERS[id] as Reporter).renderCombined !== undefined,
+);
+
 /** True when `id` names a format. */
 export function isReportFormat(id: string): id is ReportFormat {
   return Object.hasOwn(REPORTERS, id);

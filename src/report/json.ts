@@ -1,5 +1,5 @@
 /**
- * JSON: exactly the canonical {@link RunReport}. Evidence was bounded at construction, so a hostile
+ * JSON: exactly the canonical {@link RunReport} (or, for `--config`, the `CombinedReport`). Evidence was bounded at construction, so a hostile
  * answer cannot make this fail.
  */
 import type { Reporter } from './types.js';
@@ -10,4 +10,6 @@ export const json: Reporter = {
   id: 'json',
   // The exact value; DEL, C1 and bidi characters spelled as `\u` escapes, so printing it is safe.
   render: (report) => `${escapeJsonText(JSON.stringify(report, null, 2))}\n`,
+  // Exactly the CombinedReport: one canonical RunReport per server, each with its `server`.
+  renderCombined: (report) => `${escapeJsonText(JSON.stringify(report, null, 2))}\n`,
 };

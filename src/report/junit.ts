@@ -73,43 +73,111 @@ function staleCase(entry: string, baseline: BaselineSummary): string[] {
   ];
 }
 
+/** The totals attributes of a suite (or of all suites) from its testcases' outcomes. */
+interface Totals {
+  tests: number;
+  failures: number;
+  errors: number;
+  skipped: number;
+}
+
+const totalsText = (t: Totals, ms: number): string =>
+  `tests="${t.tests}" failures="${t.failures}" errors="${t.errors}" skipped="${t.skipped}" time="${seconds(ms)}"`;
+
+/** One report as a `<testsuite>`, indented by two, and its totals. */
+function suite(report: RunReport, options: RenderOptions): { lines: string[]; totals: Totals } {
+  const count = (v: Verdict): number => report.probes.filter((p) => p.verdict === v).length;
+  const accepted = report.probes.filter((p) => p.baselined === true).length;
+  const { baseline, server } = report;
+  const stale = baseline?.stale ?? [];
+  // A server that never started is one testcase: an error, or skipped when left alone by design.
+  const unstarted = report.probes.length === 0 && report.problem !== undefined;
+  const notScanned = unstarted && report.problem?.startsWith('not scanned: ') === true;
+  const totals: Totals = unstarted
+    ? { tests: 1, failures: 0, errors: notScanned ? 0 : 1, skipped: notScanned ? 1 : 0 }
+    : {
+        tests: report.probes.length + stale.length,
+        failures: count('confirmed') - accepted + stale.length,
+        errors: count('errored'),
+        skipped: count('skipped') + accepted,
+      };
+  const p = report.protocol;
+  const properties: [string, string][] = [
+    ...(server !== undefined
+      ? ([
+          ['server', server.name],
+          ['config', `${server.file}:${server.line}`],
+          ['config format', server.format],
+        ] as [string, string][])
+      : []),
+    ['target', report.target.display],
+    ['transport', report.target.kind],
+    ['protocol', `${p.era}${p.protocolVersion ? ` ${p.protocolVersion}` : ''}`],
+    ['stateguard', report.tool.version],
+    ...(report.problem !== undefined ? [['problem', report.problem] as [string, string]] : []),
+    ...(baseline !== undefined ? [['baseline', baseline.file] as [string, string]] : []),
+    ...(report.uncalled ?? []).map(
+      (u) => ['not called', `${u.tool}: ${u.why}`] as [string, string],
+    ),
+  ];
+  const name =
+    server !== undefined
+      ? `stateguard scan ${server.name} (${report.target.display})`
+      : `stateguard scan ${report.target.display}`;
+  const start = (): string[] => {
+    const problem = report.problem ?? '';
+    const outcome = notScanned
+      ? `      <skipped message="${xmlAttr(problem)}"/>`
+      : `      <error message="${xmlAttr(problem)}" type="not-started">${xmlText(problem)}</error>`;
+    return [
+      `    <testcase classname="stateguard.server" name="start" time="0.000">`,
+      outcome,
+      '    </testcase>',
+    ];
+  };
+  return {
+    totals,
+    lines: [
+      `  <testsuite name="${xmlAttr(name)}" ${totalsText(totals, report.ms)} timestamp="${xmlAttr(report.startedAt)}">`,
+      '    <properties>',
+      ...properties.map(([k, v]) => `      <property name="${k}" value="${xmlAttr(v)}"/>`),
+      '    </properties>',
+      ...(unstarted ? start() : report.probes.flatMap((r) => testcase(r, options))),
+      ...(baseline ? baseline.stale.flatMap((e) => staleCase(e, baseline)) : []),
+      '  </testsuite>',
+    ],
+  };
+}
+
+/** The document around the suites. No CDATA anywhere, so character references are decoded. */
+function document(suites: { lines: string[]; totals: Totals }[], ms: number): string {
+  const sum = (k: keyof Totals): number => suites.reduce((n, s) => n + s.totals[k], 0);
+  const all: Totals = {
+    tests: sum('tests'),
+    failures: sum('failures'),
+    errors: sum('errors'),
+    skipped: sum('skipped'),
+  };
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="stateguard" ${totalsText(all, ms)}>`,
+    ...suites.flatMap((s) => s.lines),
+    '</testsuites>',
+  ];
+  return `${escapeXmlText(lines.join('\n'))}\n`;
+}
+
 /** The JUnit reporter. */
 export const junit: Reporter = {
   id: 'junit',
   render(report: RunReport, options: RenderOptions) {
-    const count = (v: Verdict): number => report.probes.filter((p) => p.verdict === v).length;
-    const accepted = report.probes.filter((p) => p.baselined === true).length;
-    const { baseline } = report;
-    const stale = baseline?.stale ?? [];
-    const totals =
-      `tests="${report.probes.length + stale.length}" ` +
-      `failures="${count('confirmed') - accepted + stale.length}" ` +
-      `errors="${count('errored')}" skipped="${count('skipped') + accepted}" time="${seconds(report.ms)}"`;
-    const p = report.protocol;
-    const properties: [string, string][] = [
-      ['target', report.target.display],
-      ['transport', report.target.kind],
-      ['protocol', `${p.era}${p.protocolVersion ? ` ${p.protocolVersion}` : ''}`],
-      ['stateguard', report.tool.version],
-      ...(report.problem !== undefined ? [['problem', report.problem] as [string, string]] : []),
-      ...(baseline !== undefined ? [['baseline', baseline.file] as [string, string]] : []),
-      ...(report.uncalled ?? []).map(
-        (u) => ['not called', `${u.tool}: ${u.why}`] as [string, string],
-      ),
-    ];
-    const lines = [
-      '<?xml version="1.0" encoding="UTF-8"?>',
-      `<testsuites name="stateguard" ${totals}>`,
-      `  <testsuite name="${xmlAttr(`stateguard scan ${report.target.display}`)}" ${totals} timestamp="${xmlAttr(report.startedAt)}">`,
-      '    <properties>',
-      ...properties.map(([k, v]) => `      <property name="${k}" value="${xmlAttr(v)}"/>`),
-      '    </properties>',
-      ...report.probes.flatMap((r) => testcase(r, options)),
-      ...(baseline ? baseline.stale.flatMap((e) => staleCase(e, baseline)) : []),
-      '  </testsuite>',
-      '</testsuites>',
-    ];
-    // No CDATA anywhere, so character references are decoded: the same text, safe to print.
-    return `${escapeXmlText(lines.join('\n'))}\n`;
+    return document([suite(report, options)], report.ms);
+  },
+  // One testsuite per server: a CI chart then shows which server failed.
+  renderCombined(report, options) {
+    return document(
+      report.servers.map((s) => suite(s, options)),
+      report.ms,
+    );
   },
 };

@@ -6,9 +6,18 @@
  * link, hide or inject anything in the rendered comment.
  */
 import { STALE_REASON } from '../probe/baseline.js';
-import type { ProbeResult, RunReport } from '../probe/types.js';
+import type { CombinedReport, ProbeResult, RunReport } from '../probe/types.js';
 import { detailLines } from './evidence-lines.js';
 import { summaryLine } from './text.js';
+import {
+  cell,
+  combinedSummaryLine,
+  matrixProbes,
+  serverName,
+  serverStatus,
+  type Cell,
+  type ServerStatus,
+} from './matrix.js';
 import type { RenderOptions, Reporter } from './types.js';
 import { visible } from './visible.js';
 
@@ -51,9 +60,65 @@ function finding(r: ProbeResult, o: RenderOptions): string[] {
   return [...lines, '', ...shown];
 }
 
+const CELL_ICON: Record<Cell, string> = { ...ICON, baselined: '☑️', '-': '—' };
+const STATUS_ICON: Record<ServerStatus, string> = {
+  confirmed: '❌',
+  errored: '⚠️',
+  'not started': '⚠️',
+  'not scanned': '➖',
+  clean: '✅',
+};
+
+/** The server × probe matrix (icons, to stay narrow), problems, and each confirmed finding. */
+function combined(report: CombinedReport, o: RenderOptions): string {
+  const ids = matrixProbes(report);
+  const out = [
+    `## stateguard: ${report.servers.length} servers`,
+    '',
+    inertMarkdown(combinedSummaryLine(report)),
+    '',
+    `| server | via | ${ids.map((id) => `\`${id}\``).join(' | ')} | result |`,
+    `| --- | --- | ${ids.map(() => '---').join(' | ')} | --- |`,
+  ];
+  for (const server of report.servers) {
+    const status = serverStatus(server);
+    out.push(
+      `| ${inertMarkdown(serverName(server))} | ${server.target.kind} | ${ids.map((id) => CELL_ICON[cell(server, id)]).join(' | ')} | ${STATUS_ICON[status]} ${status} |`,
+    );
+  }
+  out.push('', `❌ confirmed · ✅ refuted · ➖ skipped · ⚠️ errored · ☑️ baselined · — not run`);
+  const where = (server: RunReport): string => {
+    const s = server.server;
+    return s === undefined ? '' : ` (${inertMarkdown(s.file)}:${s.line})`;
+  };
+  for (const server of report.servers) {
+    if (server.problem !== undefined)
+      out.push(
+        '',
+        `**${inertMarkdown(serverName(server))}**${where(server)}: ${inertMarkdown(server.problem)}`,
+      );
+  }
+  for (const server of report.servers) {
+    const confirmed = server.probes.filter((r) => r.verdict === 'confirmed');
+    const stale = server.baseline?.stale ?? [];
+    if (confirmed.length === 0 && stale.length === 0) continue;
+    out.push('', `### ${inertMarkdown(serverName(server))}${where(server)}`);
+    for (const entry of stale)
+      out.push(
+        '',
+        `⚠️ stale baseline entry ${inertMarkdown(entry)}: ${inertMarkdown(STALE_REASON)}`,
+      );
+    // One heading level down from the single-server report's findings.
+    for (const r of confirmed)
+      out.push('', ...finding(r, o).map((l) => (l.startsWith('### ') ? `#${l}` : l)));
+  }
+  return `${out.join('\n')}\n`;
+}
+
 /** The Markdown reporter. */
 export const markdown: Reporter = {
   id: 'markdown',
+  renderCombined: combined,
   render(report: RunReport, o: RenderOptions): string {
     const out = [
       `## stateguard: ${inertMarkdown(report.target.display)}`,

@@ -3,11 +3,25 @@
  * beneath, an evidence summary, and the summary line. `errored` is never green.
  */
 import { STALE_REASON } from '../probe/baseline.js';
-import type { BaselineSummary, ProbeResult, RunReport, Verdict } from '../probe/types.js';
+import type {
+  BaselineSummary,
+  CombinedReport,
+  ProbeResult,
+  RunReport,
+  Verdict,
+} from '../probe/types.js';
 import { VERDICTS } from '../probe/types.js';
 import { detailLines } from './evidence-lines.js';
+import {
+  cell,
+  combinedSummaryLine,
+  matrixProbes,
+  serverName,
+  serverStatus,
+  type Cell,
+} from './matrix.js';
 import type { RenderOptions, Reporter } from './types.js';
-import { visible, visibleDeep } from './visible.js';
+import { visible, visibleDeep, visibleLine } from './visible.js';
 
 const STYLE: Record<Verdict, { label: string; code: string }> = {
   confirmed: { label: '✗ CONFIRMED', code: '1;31' },
@@ -70,9 +84,67 @@ function staleLines(baseline: BaselineSummary, o: RenderOptions): string[] {
   );
 }
 
+const CELL_CODE: Record<Cell, string> = {
+  confirmed: STYLE.confirmed.code,
+  baselined: '2',
+  refuted: STYLE.refuted.code,
+  skipped: STYLE.skipped.code,
+  errored: STYLE.errored.code,
+  '-': '2',
+};
+
+/** The server × probe matrix: one row per server, one column per probe, and how each ended. */
+function matrixLines(report: CombinedReport, o: RenderOptions): string[] {
+  const ids = matrixProbes(report);
+  const names = report.servers.map((s) => visibleLine(serverName(s)));
+  const widths = [
+    Math.max(6, ...names.map((n) => n.length)),
+    5,
+    ...ids.map((id) => Math.max(id.length, 9)),
+  ];
+  const pad = (s: string, i: number): string => s.padEnd(widths[i] ?? 0);
+  const lines = [['server', 'via', ...ids, 'result'].map(pad).join('  ')];
+  report.servers.forEach((server, row) => {
+    const cells = ids.map((id, i) => {
+      const c = cell(server, id);
+      return paint(o.color, CELL_CODE[c], pad(c, i + 2));
+    });
+    const status = serverStatus(server);
+    const shown = paint(
+      o.color,
+      status === 'clean' ? '32' : status === 'not scanned' ? '2' : '1;31',
+      status,
+    );
+    lines.push([pad(names[row] ?? '', 0), pad(server.target.kind, 1), ...cells, shown].join('  '));
+  });
+  return lines.map((l) => l.trimEnd());
+}
+
+/** `── name · file:line (format) ──`: where a server's details start. */
+function serverHeading(server: RunReport): string {
+  const s = server.server;
+  const where =
+    s === undefined ? '' : ` · ${visibleLine(s.file)}:${s.line} (${visibleLine(s.format)})`;
+  return `── ${visibleLine(serverName(server, 80))}${where} ──`;
+}
+
 /** The text reporter. */
 export const text: Reporter = {
   id: 'text',
+  renderCombined(report, options) {
+    const n = report.servers.length;
+    const lines = [
+      `stateguard ${report.tool.version} · ${n} server${n === 1 ? '' : 's'} from ${report.configs.map((c) => visibleLine(c)).join(', ')}`,
+      '',
+      ...matrixLines(report, options),
+      '',
+    ];
+    for (const server of report.servers) {
+      lines.push(serverHeading(server), text.render(server, options));
+    }
+    lines.push(combinedSummaryLine(report));
+    return `${lines.join('\n')}\n`;
+  },
   render(raw, options) {
     // Everything the target sent is shown escaped, never obeyed (visible.ts); colour codes are ours.
     const report = visibleDeep(raw);

@@ -28,6 +28,11 @@ export function visible(s: string): string {
   );
 }
 
+/** `s` {@link visible} and on one line: a name in a table cell, a heading or a prefix (`\n` as `\x0a`). */
+export function visibleLine(s: string): string {
+  return visible(s).replace(/[\n\t]/g, (c) => `\\x${hex(c, 2)}`);
+}
+
 /** A deep copy of `value` with every string, keys included, made {@link visible}. */
 export function visibleDeep<T>(value: T): T {
   const walk = (v: unknown): unknown => {

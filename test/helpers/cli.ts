@@ -3,8 +3,15 @@
  * (`node --import tsx src/cli/main.ts …`), with colour off and a hard limit on its life.
  */
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from './spawn-stdio.js';
+
+/** tsx's loader for `--import`, as a file URL that resolves from any working directory. */
+export const TSX_LOADER = pathToFileURL(
+  createRequire(join(REPO_ROOT, 'package.json')).resolve('tsx'),
+).href;
 
 /** The CLI entry point, run from source. */
 export const CLI_MAIN = join(REPO_ROOT, 'src/cli/main.ts');
@@ -16,13 +23,21 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `stateguard <args>`, killed (SIGKILL) if it outlives `limitMs`. */
+/** Runs `stateguard <args>` (in `cwd`, the repository by default), killed (SIGKILL) if it outlives `limitMs`. */
 export function runCli(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
   limitMs = 25_000,
+  cwd = REPO_ROOT,
 ): Promise<CliRun> {
-  return runCommand(process.execPath, ['--import', 'tsx', CLI_MAIN, ...args], env, limitMs);
+  // `--import` is resolved from the working directory: name tsx's loader by its path.
+  return runCommand(
+    process.execPath,
+    ['--import', TSX_LOADER, CLI_MAIN, ...args],
+    env,
+    limitMs,
+    cwd,
+  );
 }
 
 /** Runs `file <args>` in the repository, `env` added, killed (SIGKILL) if it outlives `limitMs`. */
@@ -31,10 +46,11 @@ export function runCommand(
   args: readonly string[],
   env: NodeJS.ProcessEnv = {},
   limitMs = 25_000,
+  cwd = REPO_ROOT,
 ): Promise<CliRun> {
   return new Promise((resolve) => {
     const child = spawn(file, [...args], {
-      cwd: REPO_ROOT,
+      cwd,
       env: { ...process.env, NO_COLOR: '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

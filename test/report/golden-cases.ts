@@ -6,6 +6,7 @@
 import { REPORTERS, type ReportFormat } from '../../src/report/index.js';
 import type { RenderOptions } from '../../src/report/types.js';
 import type { CombinedReport, RunReport } from '../../src/probe/types.js';
+import { combined } from './sample-combined.js';
 import { baselinedReport, combinedReport, severitiesReport } from './sample-report.js';
 
 type Source = RunReport | CombinedReport;
@@ -40,6 +41,11 @@ export const CASES: [
   // Three servers from two configuration files, one of them outside the repository.
   ['report-combined.sarif', 'sarif', { color: false, evidence: 'summary' }, combinedReport],
   ['report-combined.html', 'html', { color: false, evidence: 'summary' }, combinedReport],
+  // Four configured servers: scanned, baselined, not started (a placeholder), SSE-only.
+  ['combined.txt', 'text', { color: false, evidence: 'summary' }, combined],
+  ['combined.json', 'json', { color: false, evidence: 'summary' }, combined],
+  ['combined.junit.xml', 'junit', { color: false, evidence: 'summary' }, combined],
+  ['combined.md', 'markdown', { color: false, evidence: 'summary' }, combined],
 ];
 
 /** What `format` renders of `source`: a combined report through `renderCombined`. */

@@ -188,9 +188,17 @@ export async function openSession(target: Target, options: SessionOptions): Prom
           args: target.args,
           redactor: options.redactor,
           maxAnswerBytes: options.maxAnswerBytes,
+          ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
           ...(identity !== undefined && options.identityEnv !== undefined
-            ? { env: { ...process.env, [options.identityEnv]: options.identities[identity] } }
-            : {}),
+            ? {
+                env: {
+                  ...(target.env ?? process.env),
+                  [options.identityEnv]: options.identities[identity],
+                },
+              }
+            : target.env === undefined
+              ? {}
+              : { env: target.env }),
         });
   // With an environment carrier each identity is its own process, B's started on first use.
   const perIdentity = target.kind === 'stdio' && options.identityEnv !== undefined;

@@ -28,6 +28,7 @@ export interface StdioChannelOptions {
   /** Most bytes of one line, and of everything read while one request waits. */
   readonly maxAnswerBytes: number;
   readonly env?: NodeJS.ProcessEnv;
+  readonly cwd?: string;
 }
 
 const MAX_STDERR_LINES = 200;
@@ -89,6 +90,7 @@ export function createStdioChannel(options: StdioChannelOptions): Channel {
     child = spawn(command, [...args], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: options.env ?? process.env,
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       windowsHide: true,
       // Its own process group, so that closing can stop everything the target started.
       detached: GROUPS,

@@ -1,0 +1,89 @@
+/**
+ * `stateguard scan --config`: scan every server the client configurations declare, at most
+ * `--concurrency` at once, and write one combined report. Progress lines on stderr start with the
+ * server's name in brackets.
+ *
+ * Exit code over all servers: 1 when any server has an unbaselined confirmed finding or a stale
+ * baseline entry; else 3 when any server errored or could not be started (an unresolved
+ * placeholder, an unreachable target), or when no server was scanned at all; else 0. An entry left
+ * alone by design (SSE-only, a transport the scanner does not speak) is reported but does not
+ * raise the exit code.
+ */
+import { applyBaselineToServers, failsRun, STALE_REASON } from '../probe/baseline.js';
+import type { CombinedReport, RunReport } from '../probe/types.js';
+import { REPORTERS } from '../report/index.js';
+import { combinedSummaryLine } from '../report/matrix.js';
+import { visibleLine } from '../report/visible.js';
+import type { ConfigSelection } from './config/select.js';
+import { notScanned, scanServers } from './config/scan-servers.js';
+import type { CommonScanArgs } from './scan-args.js';
+import {
+  deliver,
+  exitCodeOf,
+  progressLine,
+  renderOptions,
+  sharedScanConfig,
+  writeBaseline,
+} from './scan-command.js';
+import { combinedBaselineText } from './write-baseline.js';
+
+/** The exit code of a combined report (see the module comment). */
+export function combinedExitCode(report: CombinedReport): 0 | 1 | 3 {
+  if (report.servers.some(failsRun)) return 1;
+  const scanned = report.servers.filter((r) => !notScanned(r));
+  if (scanned.length === 0) return 3;
+  return scanned.some((r) => exitCodeOf(r) === 3) ? 3 : 0;
+}
+
+/** Runs the scan of `selection`; resolves with the exit code. */
+export async function runConfigScan(
+  args: CommonScanArgs,
+  selection: ConfigSelection,
+  err: (line: string) => void,
+): Promise<number> {
+  if (selection.found !== undefined) {
+    err(
+      `stateguard scan: --config found ${selection.found.length} client configuration${selection.found.length === 1 ? '' : 's'}:`,
+    );
+    for (const l of selection.found) err(`  ${l.file} (${l.client})`);
+  }
+  for (const d of selection.disabled)
+    err(`stateguard scan: not scanned (disabled in its file): ${d}`);
+  for (const plan of selection.plans) {
+    for (const w of plan.warnings) err(`stateguard scan: warning: ${w}`);
+    if (plan.problem !== undefined)
+      err(`[${visibleLine(plan.source.name)}] stateguard: ${plan.problem}`);
+  }
+  const combined = await scanServers(selection.plans, sharedScanConfig(args), {
+    concurrency: selection.concurrency,
+    configs: selection.files.map((f) => f.file),
+    ...(args.quiet
+      ? {}
+      : {
+          onProgress: (plan, e) =>
+            err(`[${visibleLine(plan.source.name)}] stateguard: ${progressLine(e)}`),
+        }),
+  });
+  const servers: RunReport[] = args.baseline
+    ? applyBaselineToServers(combined.servers, args.baseline)
+    : combined.servers;
+  const report: CombinedReport = { ...combined, servers };
+  for (const r of servers) {
+    for (const entry of r.baseline?.stale ?? [])
+      err(
+        `stateguard scan: stale baseline entry '${entry}' (server ${r.server?.name ?? r.target.display}): ${STALE_REASON}; remove it from ${r.baseline?.file ?? '--baseline'}`,
+      );
+  }
+  if (
+    args.writeBaseline !== undefined &&
+    !writeBaseline(args.writeBaseline, combinedBaselineText(servers, new Date()), err)
+  )
+    return 2;
+  const reporter = REPORTERS[args.format];
+  // The parser refused formats without a combined report; this keeps the promise visible.
+  if (reporter.renderCombined === undefined) return 2;
+  const rendered = reporter.renderCombined(report, renderOptions(args));
+  return deliver(rendered, args.output, combinedSummaryLine(report), err)
+    ? combinedExitCode(report)
+    : 2;
+}

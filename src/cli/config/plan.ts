@@ -1,0 +1,298 @@
+/**
+ * From a declared server to what the scan does with it: the target (placeholders substituted, a
+ * stdio server's environment built), its headers and identities, the values to redact, or why it
+ * is not started at all. Nothing here spawns or connects.
+ */
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import type { ExtraSecret } from '../../probe/evidence/evidence.js';
+import type {
+  HttpTls,
+  IdentityName,
+  ServerSource,
+  Target,
+  TransportKind,
+} from '../../probe/types.js';
+import { displayTarget, type ScanConfig } from '../../probe/scan.js';
+import type { ConnectionPolicy } from '../../probe/target/http-connection.js';
+import { visibleLine } from '../../report/visible.js';
+import { RESERVED_HEADERS, type HeaderLine } from '../header-line.js';
+import type { ConfigServer } from './formats.js';
+import { minimalEnv } from './minimal-env.js';
+import {
+  inputVariable,
+  substitute,
+  type ResolvedSecret,
+  type SubstitutionContext,
+} from './substitute.js';
+
+/** How a report's `problem` starts when the entry was deliberately left alone (exit code 0). */
+export const NOT_SCANNED = 'not scanned: ';
+
+/** The scan of one declared server, or why there is none. */
+export interface ServerPlan {
+  readonly source: ServerSource;
+  readonly transport: TransportKind;
+  /** Set when the server is scanned. */
+  readonly target?: Target;
+  /** What the report shows as the target when the server is not scanned. */
+  readonly display: string;
+  /** Why the server is not scanned; starts with {@link NOT_SCANNED} when that is by design. */
+  readonly problem?: string;
+  readonly headers: readonly HeaderLine[];
+  readonly identities: Partial<Record<IdentityName, string>>;
+  /** Values from the environment, an env file or the entry's `env`: redacted in the report. */
+  readonly secrets: readonly ExtraSecret[];
+  /** Said on stderr before the scan. */
+  readonly warnings: readonly string[];
+  /** How this server takes its identity, over the flags (a twin in the bench; none from files). */
+  readonly carrier?: Pick<ScanConfig, 'identityHeader' | 'identityEnv'>;
+}
+
+/** What every plan shares: the scanner's environment and the flags that apply to each server. */
+export interface PlanOptions {
+  readonly env: NodeJS.ProcessEnv;
+  readonly userHome: string;
+  /** Identities from `--identity-a/-b` or `STATEGUARD_IDENTITY_A/B`. */
+  readonly identities: Partial<Record<IdentityName, string>>;
+  /** The header that carries the identities (`--identity-header`), or `authorization`. */
+  readonly carrier: string;
+  readonly tls?: HttpTls;
+  readonly connection?: ConnectionPolicy;
+}
+
+/** The per-server identity variable: `STATEGUARD_IDENTITY_A__` + the name, upper-cased, `_` for the rest. */
+export function identityVariable(identity: IdentityName, server: string): string {
+  return `STATEGUARD_IDENTITY_${identity}__${server.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
+}
+
+/** The largest env file read. */
+const MAX_ENV_FILE_BYTES = 1024 * 1024;
+/** Values shorter than this are not redacted: `1` or `true` would blank out half the evidence. */
+const MIN_REDACTED = 8;
+
+/** `KEY=value` lines (optional `export `, quotes, `#` comments), as dotenv files write them. */
+export function parseEnvFile(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const raw of text.split(/\r?\n/)) {
+    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$/.exec(raw);
+    if (!m) continue;
+    let value = m[2] as string;
+    const quoted = /^(["'])(.*)\1$/s.exec(value);
+    if (quoted)
+      value =
+        quoted[1] === '"' ? (quoted[2] as string).replace(/\\n/g, '\n') : (quoted[2] as string);
+    else value = value.replace(/\s+#.*$/, '');
+    out[m[1] as string] = value;
+  }
+  return out;
+}
+
+/** Substitution over several values, collecting what could not be resolved. */
+function substituter(ctx: SubstitutionContext): {
+  sub: (s: string) => string;
+  unresolved: string[];
+  secrets: ResolvedSecret[];
+} {
+  const unresolved: string[] = [];
+  const secrets: ResolvedSecret[] = [];
+  return {
+    sub: (s) => {
+      const r = substitute(s, ctx);
+      unresolved.push(...r.unresolved);
+      secrets.push(...r.secrets);
+      return r.value;
+    },
+    unresolved,
+    secrets,
+  };
+}
+
+/** What to set for each unresolved placeholder, or why nothing can be set. */
+function remedy(placeholder: string): string {
+  const body = placeholder.slice(2, -1);
+  const name = /^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-.*)?$/s.exec(body)?.[1];
+  if (name !== undefined) return `set ${name} in the scanner's environment`;
+  if (body.startsWith('input:') && body.length > 6)
+    return `set ${inputVariable(body.slice(6))} in the scanner's environment`;
+  return `stateguard does not resolve ${placeholder.length > 40 ? 'this form' : placeholder}`;
+}
+
+function unresolvedProblem(placeholders: readonly string[]): string {
+  const unique = [...new Set(placeholders)];
+  const fixes = [...new Set(unique.map(remedy))];
+  return (
+    `unresolved placeholder${unique.length === 1 ? '' : 's'} ${unique.join(', ')}: not started ` +
+    `(${fixes.join('; ')})`
+  );
+}
+
+/** Plans the scan of `server`. */
+export function planServer(server: ConfigServer, options: PlanOptions): ServerPlan {
+  const { spec, source } = server;
+  const ctx: SubstitutionContext = {
+    env: options.env,
+    userHome: options.userHome,
+    workspaceFolder: server.workspaceFolder,
+  };
+  const { sub, unresolved, secrets } = substituter(ctx);
+  const warnings: string[] = [];
+  const own = (identity: IdentityName): string | undefined => {
+    const v = options.env[identityVariable(identity, source.name)];
+    return v !== undefined && v.length > 0 ? v : options.identities[identity];
+  };
+  const identities: Partial<Record<IdentityName, string>> = {};
+  for (const i of ['A', 'B'] as const) {
+    const v = own(i);
+    if (v !== undefined) identities[i] = v;
+  }
+  const redacted = (extra: readonly { name: string; value: string }[]): ExtraSecret[] =>
+    [...secrets, ...extra]
+      .filter((s) => s.value.length >= MIN_REDACTED)
+      .map((s) => ({ placeholder: `<env ${s.name}>`, value: s.value }));
+  const base = { source, identities, warnings };
+
+  if (spec.kind === 'unsupported')
+    return {
+      ...base,
+      transport: 'http',
+      display: `${spec.type}:`,
+      problem: `${NOT_SCANNED}transport type '${spec.type}' is not one the scanner speaks (stdio, http)`,
+      headers: [],
+      secrets: [],
+    };
+
+  if (spec.kind === 'stdio') {
+    const command = sub(spec.command);
+    const args = spec.args.map(sub);
+    const cwdRaw = spec.cwd === undefined ? undefined : sub(spec.cwd);
+    const envFileRaw = spec.envFile === undefined ? undefined : sub(spec.envFile);
+    const own: Record<string, string | null> = {};
+    for (const [k, v] of Object.entries(spec.env)) own[k] = v === null ? null : sub(v);
+    const cwd =
+      cwdRaw === undefined
+        ? server.workspaceFolder
+        : isAbsolute(cwdRaw)
+          ? cwdRaw
+          : resolve(server.workspaceFolder, cwdRaw);
+    const display = displayTarget({ kind: 'stdio', command, args });
+    const fail = (problem: string): ServerPlan => ({
+      ...base,
+      transport: 'stdio',
+      display,
+      problem,
+      headers: [],
+      secrets: redacted([]),
+    });
+    if (unresolved.length > 0) return fail(unresolvedProblem(unresolved));
+    let fromFile: Record<string, string> = {};
+    if (envFileRaw !== undefined) {
+      const file = isAbsolute(envFileRaw)
+        ? envFileRaw
+        : resolve(server.workspaceFolder, envFileRaw);
+      try {
+        const text = readFileSync(file);
+        if (text.length > MAX_ENV_FILE_BYTES)
+          return fail(`its envFile is larger than ${MAX_ENV_FILE_BYTES} bytes: not started`);
+        fromFile = parseEnvFile(text.toString('utf8'));
+      } catch (error) {
+        return fail(
+          `its envFile '${envFileRaw}' cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): not started`,
+        );
+      }
+    }
+    // The entry's own env wins over its env file, and both over the minimal environment.
+    const env: Record<string, string> = { ...minimalEnv(options.env), ...fromFile };
+    for (const [k, v] of Object.entries(own)) {
+      if (v === null) delete env[k];
+      else env[k] = v;
+    }
+    const declared = [...Object.entries(fromFile), ...Object.entries(own)]
+      .filter((e): e is [string, string] => typeof e[1] === 'string')
+      .map(([name, value]) => ({ name, value }));
+    return {
+      ...base,
+      transport: 'stdio',
+      target: { kind: 'stdio', command, args, env, cwd },
+      display,
+      headers: [],
+      secrets: redacted(declared),
+    };
+  }
+
+  const url = sub(spec.url);
+  const headerValues = Object.entries(spec.headers).map(([name, v]) => ({ name, value: sub(v) }));
+  const display = displayTarget({ kind: 'http', url });
+  const remote = { ...base, transport: 'http' as const, display };
+  if (spec.kind === 'sse')
+    return {
+      ...remote,
+      problem:
+        `${NOT_SCANNED}an SSE-only entry ("type": "sse", the HTTP+SSE transport of protocol ` +
+        '2024-11-05, deprecated since 2025-03-26); the scanner speaks Streamable HTTP. If the ' +
+        'server also serves Streamable HTTP, declare that endpoint with "type": "http"',
+      headers: [],
+      secrets: redacted([]),
+    };
+  if (unresolved.length > 0)
+    return {
+      ...remote,
+      problem: unresolvedProblem(unresolved),
+      headers: [],
+      secrets: redacted([]),
+    };
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
+    return {
+      ...remote,
+      problem: 'its url is not an http(s) URL: not scanned',
+      headers: [],
+      secrets: redacted([]),
+    };
+  const headers: HeaderLine[] = [];
+  for (const h of headerValues) {
+    const lower = h.name.toLowerCase();
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(h.name) || /[\r\n\0]/.test(h.value))
+      return {
+        ...remote,
+        problem: `its header '${h.name}' is not a valid one-line header: not scanned`,
+        headers: [],
+        secrets: redacted([]),
+      };
+    if (lower === options.carrier) {
+      // The entry's own credential is identity A unless an identity was given for A.
+      const bearer = /^Bearer\s+(\S+)$/i.exec(h.value)?.[1];
+      if (identities.A === undefined && bearer !== undefined && lower === 'authorization')
+        identities.A = bearer;
+      else
+        warnings.push(
+          `server '${visibleLine(source.name)}': its ${h.name} header is not sent; that header carries the identities`,
+        );
+      continue;
+    }
+    if (RESERVED_HEADERS.has(lower)) {
+      warnings.push(
+        `server '${visibleLine(source.name)}': its ${h.name} header is not sent; the scanner sets it`,
+      );
+      continue;
+    }
+    headers.push(h);
+  }
+  const https = parsed.protocol === 'https:';
+  return {
+    ...remote,
+    target: {
+      kind: 'http',
+      url: parsed.toString(),
+      ...(options.connection ? { connection: options.connection } : {}),
+      ...(https && options.tls ? { tls: options.tls } : {}),
+    },
+    headers,
+    secrets: redacted([]),
+  };
+}

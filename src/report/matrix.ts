@@ -1,0 +1,70 @@
+/**
+ * The server × probe verdict matrix of a combined report (`--config`), shared by the text and
+ * Markdown reporters, and the one-line summary of a combined report.
+ */
+import type { CombinedReport, RunReport, Verdict } from '../probe/types.js';
+import { VERDICTS } from '../probe/types.js';
+
+/** How a report's `problem` starts when its entry was left alone by design (see cli/config/plan.ts). */
+const NOT_SCANNED = 'not scanned: ';
+
+/** One cell: a verdict, `baselined` for an accepted confirmed one, or `-` where the probe did not run. */
+export type Cell = Verdict | 'baselined' | '-';
+
+/** How a server ended, in one word or two. */
+export type ServerStatus = 'confirmed' | 'errored' | 'not started' | 'not scanned' | 'clean';
+
+/** The probe ids of every server, in the order they first appear. */
+export function matrixProbes(report: CombinedReport): string[] {
+  return [...new Set(report.servers.flatMap((s) => s.probes.map((p) => p.id)))];
+}
+
+/** The cell of `server` for probe `id`. */
+export function cell(server: RunReport, id: string): Cell {
+  const r = server.probes.find((p) => p.id === id);
+  if (r === undefined) return '-';
+  return r.verdict === 'confirmed' && r.baselined === true ? 'baselined' : r.verdict;
+}
+
+/** How `server` ended, as the exit code reads it. */
+export function serverStatus(server: RunReport): ServerStatus {
+  if (
+    server.probes.some((p) => p.verdict === 'confirmed' && p.baselined !== true) ||
+    (server.baseline?.stale.length ?? 0) > 0
+  )
+    return 'confirmed';
+  if (server.problem?.startsWith(NOT_SCANNED) === true) return 'not scanned';
+  if (server.problem !== undefined && server.probes.length === 0) return 'not started';
+  if (server.problem !== undefined || server.probes.some((p) => p.verdict === 'errored'))
+    return 'errored';
+  return 'clean';
+}
+
+/**
+ * A server's name as a row shows it, cut so that one name cannot widen the table; still to be
+ * escaped by the reporter for its format.
+ */
+export function serverName(server: RunReport, max = 40): string {
+  const name = server.server?.name ?? server.target.display;
+  return name.length > max ? `${name.slice(0, max - 1)}…` : name;
+}
+
+/**
+ * `12 confirmed · 30 refuted · 4 skipped · 1 errored across 5 servers (1 not started, 1 not
+ * scanned)`.
+ */
+export function combinedSummaryLine(report: CombinedReport): string {
+  const all = report.servers.flatMap((s) => s.probes);
+  const counts = VERDICTS.map((v) => `${all.filter((p) => p.verdict === v).length} ${v}`);
+  const accepted = all.filter((p) => p.baselined === true).length;
+  if (accepted > 0) counts[0] = `${counts[0]} (${accepted} baselined)`;
+  const stale = report.servers.reduce((n, s) => n + (s.baseline?.stale.length ?? 0), 0);
+  if (stale > 0) counts.push(`${stale} stale baseline ${stale === 1 ? 'entry' : 'entries'}`);
+  const statuses = report.servers.map(serverStatus);
+  const of = (s: ServerStatus): number => statuses.filter((x) => x === s).length;
+  const aside = (['not started', 'not scanned'] as const)
+    .filter((s) => of(s) > 0)
+    .map((s) => `${of(s)} ${s}`);
+  const n = report.servers.length;
+  return `${counts.join(' · ')} across ${n} server${n === 1 ? '' : 's'}${aside.length > 0 ? ` (${aside.join(', ')})` : ''}`;
+}
