@@ -201,9 +201,9 @@ describe('every client format, both transports, one combined report', () => {
       [
         'scan',
         '--config',
-        files.code,
+        files.code as string,
         '--config',
-        files.cursor,
+        files.cursor as string,
         ...ONE_PROBE,
         '--format',
         'sarif',
