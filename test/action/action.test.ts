@@ -203,6 +203,42 @@ describe('the GitHub Action step', () => {
     expectNoSecret(run);
   }, 90_000);
 
+  it('scans the servers of a config in the workspace, each result at its entry', async () => {
+    const config = JSON.stringify(
+      { mcpServers: { clean: { url: fixed.url }, leaky: { url: flawed.url } } },
+      null,
+      2,
+    );
+    const run = await runStep(
+      {
+        config: '.cursor/mcp.json',
+        probes: PROBES,
+        'identity-a': SECRET_A,
+        'identity-b': SECRET_B,
+      },
+      (ws) => {
+        mkdirSync(join(ws, '.cursor'));
+        writeFileSync(join(ws, '.cursor/mcp.json'), config);
+      },
+    );
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.outputs).toMatchObject({ 'exit-code': '1', confirmed: '2', refuted: '2' });
+    const text = readFileSync(run.outputs['sarif-file'] ?? '', 'utf8');
+    const log = JSON.parse(text);
+    expect(schemaProblems(log)).toEqual([]);
+    expect(githubProblems(log, text)).toEqual([]);
+    const places = log.runs[0].results.map((r: any) => {
+      // eslint-disable-line @typescript-eslint/no-explicit-any
+      const at = r.locations[0].physicalLocation;
+      return `${at.artifactLocation.uri}:${at.region.startLine}`;
+    });
+    // Only the flawed entry (its key on line 6) has results: the clean one's are passes, not shown.
+    expect(places).toEqual(['.cursor/mcp.json:6', '.cursor/mcp.json:6']);
+    expect(run.summary).toContain('leaky');
+    expect(run.summary).toContain('clean');
+    expectNoSecret(run);
+  }, 90_000);
+
   it.each([
     ['errored', 3],
     ['confirmed', 0],
