@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
+import type { Log as SarifLog } from 'sarif';
 import { githubProblems } from '../report/sarif-github.js';
 import { schemaProblems } from '../report/sarif-validators.js';
 
@@ -224,13 +225,12 @@ describe('the GitHub Action step', () => {
     expect(run.code, run.stderr).toBe(1);
     expect(run.outputs).toMatchObject({ 'exit-code': '1', confirmed: '2', refuted: '2' });
     const text = readFileSync(run.outputs['sarif-file'] ?? '', 'utf8');
-    const log = JSON.parse(text);
+    const log = JSON.parse(text) as SarifLog;
     expect(schemaProblems(log)).toEqual([]);
     expect(githubProblems(log, text)).toEqual([]);
-    const places = log.runs[0].results.map((r: any) => {
-      // eslint-disable-line @typescript-eslint/no-explicit-any
-      const at = r.locations[0].physicalLocation;
-      return `${at.artifactLocation.uri}:${at.region.startLine}`;
+    const places = log.runs[0]?.results?.map((r) => {
+      const at = r.locations?.[0]?.physicalLocation;
+      return `${at?.artifactLocation?.uri}:${at?.region?.startLine}`;
     });
     // Only the flawed entry (its key on line 6) has results: the clean one's are passes, not shown.
     expect(places).toEqual(['.cursor/mcp.json:6', '.cursor/mcp.json:6']);
