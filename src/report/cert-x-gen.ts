@@ -158,6 +158,7 @@ function finding(r: ProbeResult, report: RunReport, timestamp: string): Record<s
   const exchanges = r.evidence
     .filter((e) => e.kind === 'http' || e.kind === 'jsonrpc')
     .map(evidenceLine);
+  const cweIds = [...(PROBE_CWES[r.id] ?? CERT_X_GEN_TEMPLATE.cwe)];
   return {
     target: report.target.display,
     template_id: CERT_X_GEN_TEMPLATE.id,
@@ -180,7 +181,9 @@ function finding(r: ProbeResult, report: RunReport, timestamp: string): Record<s
         ms: r.ms,
       },
     },
-    cwe_ids: [...(PROBE_CWES[r.id] ?? CERT_X_GEN_TEMPLATE.cwe)],
+    cwe_ids: cweIds,
+    // The engine's simplified finding reads one `cwe` string, not the list: the first, when any.
+    ...(cweIds[0] === undefined ? {} : { cwe: cweIds[0] }),
     tags: [...CERT_X_GEN_TEMPLATE.tags, r.id.split('/')[0] ?? r.id],
     timestamp,
   };

@@ -32,6 +32,7 @@ export const FindingSchema = z.strictObject({
     data: z.record(z.string(), z.unknown()),
   }),
   cwe_ids: z.array(CWE),
+  cwe: CWE.optional(),
   tags: z.array(z.string().min(1)),
   timestamp: z.iso.datetime(),
 });

@@ -44,12 +44,26 @@ describe('the cert-x-gen status', () => {
       template_id: CERT_X_GEN_TEMPLATE.id,
       severity: 'high',
       cwe_ids: PROBE_CWES['state/tamper'],
+      cwe: PROBE_CWES['state/tamper']?.[0],
       target: 'stdio:./server.js',
       timestamp: '2026-01-01T00:00:00.012Z',
     });
     expect(doc.metadata.detail).toMatch(
       /confirmed: state\/tamper \| refuted: state\/replay-request/,
     );
+  });
+
+  it("gives each finding its probe's first CWE as the one `cwe` the engine reads, none when it has none", () => {
+    const doc = render(
+      withProbes(
+        probe('transport/origin', 'confirmed'),
+        probe('state/cross-instance', 'confirmed'),
+      ),
+    );
+    const [origin, cross] = doc.findings;
+    expect(origin).toMatchObject({ cwe_ids: ['CWE-346'], cwe: 'CWE-346' });
+    expect(cross?.cwe_ids).toEqual([]);
+    expect(cross).not.toHaveProperty('cwe');
   });
 
   it('is refuted when nothing is confirmed and one probe refuted, whatever errored', () => {
