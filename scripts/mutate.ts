@@ -22,7 +22,13 @@ export const MODULES = {
   },
   ledger: {
     mutate: ['src/ledger/**/*.ts'],
-    tests: ['test/ledger/ledger.test.ts', 'test/ledger/many-instances.test.ts'],
+    tests: [
+      'test/ledger/ledger.test.ts',
+      'test/ledger/arguments.test.ts',
+      'test/ledger/memory-map.test.ts',
+      'test/ledger/redis-amnesia.test.ts',
+      'test/ledger/many-instances.test.ts',
+    ],
   },
   sdk: {
     mutate: ['src/sdk/**/*.ts'],
