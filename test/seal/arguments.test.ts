@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { createStateSealer, type StateSealerOptions } from '../../src/index.js';
 import { canonicalJson } from '../../src/seal/binding.js';
-import { encodeClaims, type RawClaims } from '../../src/seal/claims.js';
+import { decodeClaims, encodeClaims, type RawClaims } from '../../src/seal/claims.js';
 
 const KEY = 'k'.repeat(32);
 const AT = 1_800_000_000_000;
@@ -159,6 +159,23 @@ describe('canonical JSON and the claims layout', () => {
       new TypeError('name must be at most 65535 bytes, got 65536'),
     );
     expect(() => encodeClaims({ ...claims, method: 'm'.repeat(255) }, '{}')).not.toThrow();
+  });
+
+  it('round-trips an empty name and an empty state, with and without a name', () => {
+    for (const layout of [
+      { ...claims, name: undefined },
+      { ...claims, name: '' },
+    ]) {
+      expect(decodeClaims(encodeClaims(layout, ''))).toEqual({ claims: layout, stateJson: '' });
+    }
+  });
+
+  it('refuses every layout cut before the state starts, without a name too', () => {
+    const bytes = encodeClaims({ ...claims, name: undefined }, '{"s":1}');
+    const stateStart = bytes.length - '{"s":1}'.length;
+    for (let length = 0; length < stateStart; length += 1) {
+      expect([length, decodeClaims(bytes.subarray(0, length))]).toEqual([length, undefined]);
+    }
   });
 
   it('names the size a fixed field must have', () => {
