@@ -13,6 +13,8 @@ export default {
   // The test files come from vitest.mutate.config.ts (STATEGUARD_MUTATE_TESTS), not from `related`.
   vitest: { configFile: 'vitest.mutate.config.ts', related: false },
   coverageAnalysis: 'perTest',
+  // Set per module by scripts/mutate.ts (see MODULES there).
+  ignoreStatic: process.env.STATEGUARD_MUTATE_IGNORE_STATIC === '1',
   mutate,
   // Two cores: one test process each.
   concurrency: 2,

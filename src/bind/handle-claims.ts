@@ -37,6 +37,7 @@ export interface RawHandleClaims {
 
 /** Serialize handle claims. The kind must already be validated. */
 export function encodeHandleClaims(claims: RawHandleClaims): Buffer {
+  // Stryker disable next-line StringLiteral: an empty encoding name is Node's default, UTF-8.
   const kind = Buffer.from(claims.kind, 'utf8');
   const head = Buffer.alloc(HEAD_BYTES);
   head.writeUInt8(claims.principalTag ? HAS_PRINCIPAL : 0, 0);

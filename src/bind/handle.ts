@@ -93,6 +93,7 @@ const KIND = /^[A-Za-z0-9._:-]+$/;
 /** @internal Validate a kind: a programmer's constant, so misuse throws `TypeError`. */
 export function checkKind(kind: unknown): string {
   if (typeof kind !== 'string') throw new TypeError(`kind must be a string, got ${typeof kind}`);
+  // Stryker disable next-line ConditionalExpression: the pattern already needs one character, so dropping the empty-kind test changes no answer (it only says why first).
   if (kind.length === 0 || kind.length > MAX_KIND_BYTES || !KIND.test(kind)) {
     throw new TypeError(
       `kind must be 1-${MAX_KIND_BYTES} characters of [A-Za-z0-9._:-], got length ${kind.length}`,
@@ -103,6 +104,7 @@ export function checkKind(kind: unknown): string {
 
 function positive(value: number | undefined, fallback: number, name: string): number {
   const v = value ?? fallback;
+  // Stryker disable next-line ConditionalExpression: Number.isFinite is false for every non-number, so dropping the typeof test (there for TypeScript's narrowing) changes no answer.
   if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) {
     throw new RangeError(`${name} must be a positive finite number, got ${typeof v}`);
   }
@@ -112,6 +114,7 @@ function positive(value: number | undefined, fallback: number, name: string): nu
 /** Constant-time equality of two optional tags; presence must match too (fail closed on drift). */
 function sameTag(a: Buffer | undefined, b: Buffer | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
+  // Stryker disable next-line ConditionalExpression: both tags always have the same length here (decodeHandleClaims takes fixed-size fields, keyedTag cuts to the same sizes), so the length test never decides.
   return a.length === b.length && timingSafeEqual(a, b);
 }
 

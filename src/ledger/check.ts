@@ -22,6 +22,7 @@ export function checkConsume(id: unknown, ttlMs: unknown, issuedAgoMs?: unknown)
     const got = typeof id === 'string' ? `length ${id.length}` : typeof id;
     throw new TypeError(`id must be a string of 1-${MAX_ID_LENGTH} characters, got ${got}`);
   }
+  // Stryker disable next-line ConditionalExpression: Number.isFinite is false for every non-number, so dropping the typeof test (there for TypeScript's narrowing) changes no answer.
   if (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs <= 0 || ttlMs > MAX_TTL_MS) {
     throw new TypeError(
       `ttlMs must be a lifetime of 1 ms to 366 days, got ${typeof ttlMs === 'number' ? 'a number out of range' : typeof ttlMs}`,
@@ -30,6 +31,7 @@ export function checkConsume(id: unknown, ttlMs: unknown, issuedAgoMs?: unknown)
   // An age, not a time: negative when the issuer's clock runs ahead of the caller's.
   if (
     issuedAgoMs !== undefined &&
+    // Stryker disable next-line ConditionalExpression: Number.isFinite is false for every non-number, so dropping the typeof test (there for TypeScript's narrowing) changes no answer.
     (typeof issuedAgoMs !== 'number' ||
       !Number.isFinite(issuedAgoMs) ||
       Math.abs(issuedAgoMs) > MAX_TTL_MS)
@@ -43,6 +45,7 @@ export function checkConsume(id: unknown, ttlMs: unknown, issuedAgoMs?: unknown)
 /** @internal Validate a `clockSkewMs` option. */
 export function clockSkewOption(value: unknown): number {
   const skew = value ?? DEFAULT_CLOCK_SKEW_MS;
+  // Stryker disable next-line ConditionalExpression: Number.isFinite is false for every non-number, so dropping the typeof test (there for TypeScript's narrowing) changes no answer.
   if (typeof skew !== 'number' || !Number.isFinite(skew) || skew < 0) {
     throw new RangeError(`clockSkewMs must be a non-negative finite number, got ${typeof skew}`);
   }

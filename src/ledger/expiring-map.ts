@@ -67,6 +67,7 @@ export function createExpiringMap<V>(options: ExpiringMapOptions): ExpiringMap<V
     get: (key) => live(key, time())?.value,
     set(key, value, expiresAt) {
       const at = time();
+      // Stryker disable next-line AssignmentOperator: counting down (-1, -2, …) meets every multiple of sweepEvery at the same writes (-n % n is -0, which === 0).
       writes += 1;
       if (writes % sweepEvery === 0) sweep(at);
       if (!entries.has(key) && entries.size >= maxEntries) {

@@ -106,6 +106,7 @@ export function createStateGuard(options: StateGuardOptions): StateGuard {
   /** Log the refusal once, and return the wire error to throw. Nothing of the token reaches the hook. */
   const refuse = (reason: StateRejection, binding: StateBinding): Error => {
     try {
+      // Stryker disable next-line OptionalChaining: without a hook the TypeError the call would throw is swallowed by the catch below, like any failing hook.
       options.onReject?.({ reason, method: binding.method as GuardedMethod, name: binding.name });
     } catch {
       // A failing logger must not change the answer.
@@ -169,6 +170,7 @@ export function createStateGuard(options: StateGuardOptions): StateGuard {
     try {
       binding = sealer.prepare({ ...unbound, principal });
     } catch (error) {
+      // Stryker disable next-line StringLiteral: prepare on a binding built here throws only StateRejectedError (method and name are always strings), so the fallback reason is never used.
       throw refuse(error instanceof StateRejectedError ? error.reason : 'request', unbound);
     }
     // A clock with no usable time could neither open nor seal: find out before the handler runs.

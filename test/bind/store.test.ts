@@ -186,6 +186,14 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('createHandleStore on the Redis
     }
   });
 
+  it('closes the connection it owns', async () => {
+    const backend = createRedisHandleBackend({ url: redis.url, timeoutMs: 2_000 });
+    await backend.set('closing', 'data', Date.now() + 10_000);
+    expect(await backend.get('closing')).toBe('data');
+    await backend.close();
+    await expect(backend.get('closing')).rejects.toThrow();
+  });
+
   it('fails closed with reason "store-unavailable" once Redis is gone', async () => {
     const spare = await startRedis();
     try {

@@ -41,6 +41,14 @@ describe('handleToolError', () => {
     expect(reasons).toEqual(['principal', 'kind', 'auth', 'malformed']);
   });
 
+  it('needs no log hook', () => {
+    const refused = rejectionFor(() => binder.open('h1.AAAA', 'alice', 'workspace'));
+    expect(handleToolError(refused, { kind: 'workspace' })).toEqual({
+      content: [{ type: 'text', text: 'unknown or expired workspace handle' }],
+      isError: true,
+    });
+  });
+
   it('rethrows anything that is not a refused handle', () => {
     const bug = new Error('database exploded');
     expect(() => handleToolError(bug, { kind: 'workspace' })).toThrow(bug);

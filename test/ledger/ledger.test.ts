@@ -158,6 +158,21 @@ describe('createRedisLedger on a client that answers oddly', () => {
     },
   );
 
+  it("answers a consume from the script's verdict on a caller-supplied client", async () => {
+    const first = createRedisLedger({ client: answering(['e1:0', 'first']) });
+    expect(await first.consume(newId(), inAMinute(), 0)).toBe(true);
+    const used = createRedisLedger({ client: answering(['e1:0', 'used']) });
+    expect(await used.consume(newId(), inAMinute(), 0)).toBe(false);
+  });
+
+  it('refuses a command that never answers once its timeout is over', async () => {
+    const hanging = { status: 'ready', call: () => new Promise(() => {}) } as unknown as Redis;
+    const ledger = createRedisLedger({ client: hanging, timeoutMs: 50 });
+    const refusal = await ledger.consume(newId(), inAMinute()).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(LedgerUnavailableError);
+    expect((refusal as LedgerUnavailableError).cause).toEqual(new Error('redis command timed out'));
+  });
+
   it('keeps the store error as the cause of the refusal, for the server log', async () => {
     const down = new Error("READONLY You can't write against a read only replica.");
     const ledger = createRedisLedger({ client: answering(down, true) });
@@ -299,6 +314,109 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('createRedisLedger', () => {
     } finally {
       probe.disconnect();
     }
+  });
+
+  it('keeps every key it writes under its prefix: the ids and the epoch', async () => {
+    const spare = await startRedis();
+    const probe = new Redis(spare.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      const ledger = track(createRedisLedger({ url: spare.url, prefix: 'app:', timeoutMs: 2_000 }));
+      const id = newId();
+      expect(await ledger.consume(id, inAMinute(), 0)).toBe(true);
+      expect((await probe.keys('*')).sort()).toEqual([`app:${id}`, 'app:epoch'].sort());
+    } finally {
+      probe.disconnect();
+      await spare.kill();
+    }
+  });
+
+  describe('once its epoch key is gone (evicted or deleted: Redis lost that memory)', () => {
+    const probe = (): Redis => new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+
+    it('refuses a token issued before the loss, with the default options', async () => {
+      const ledger = track(createRedisLedger({ url: redis.url, prefix: 'lost-a:' }));
+      const client = probe();
+      try {
+        const id = newId();
+        expect(await ledger.consume(id, inAMinute(), 0)).toBe(true);
+        await client.del('lost-a:epoch', `lost-a:${id}`);
+        const refusal = await ledger.consume(id, inAMinute(), 1_000).catch((e: unknown) => e);
+        // The fence, not a store error: no cause.
+        expect(refusal).toBeInstanceOf(LedgerUnavailableError);
+        expect((refusal as LedgerUnavailableError).cause).toBeUndefined();
+      } finally {
+        client.disconnect();
+      }
+    });
+
+    it('refuses tokens issued within the margin after the loss, and serves later ones', async () => {
+      // The margin is the skew (none) plus the command timeout: a second.
+      const ledger = track(
+        createRedisLedger({ url: redis.url, prefix: 'lost-b:', clockSkewMs: 0, timeoutMs: 1_000 }),
+      );
+      const client = probe();
+      try {
+        expect(await ledger.consume(newId(), inAMinute(), 0)).toBe(true);
+        await client.del('lost-b:epoch');
+        await expect(ledger.consume(newId(), inAMinute(), 0)).rejects.toBeInstanceOf(
+          LedgerUnavailableError,
+        );
+        // Issued five seconds after this moment (on the issuer's clock): past the fence and margin.
+        expect(await ledger.consume(newId(), inAMinute(), -5_000)).toBe(true);
+      } finally {
+        client.disconnect();
+      }
+    });
+  });
+
+  it('takes a garbled reply for a refusal, not for a sign that Redis lost its memory', async () => {
+    const real = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    let garble = true;
+    const client = {
+      get status() {
+        return real.status;
+      },
+      call: (...args: Parameters<Redis['call']>) => {
+        if (!garble) return real.call(...args);
+        garble = false;
+        return Promise.resolve('QUEUED');
+      },
+    } as unknown as Redis;
+    try {
+      const ledger = createRedisLedger({ client, prefix: 'garbled:', timeoutMs: 2_000 });
+      await expect(ledger.consume(newId(), inAMinute(), 0)).rejects.toBeInstanceOf(
+        LedgerUnavailableError,
+      );
+      expect(await ledger.consume(newId(), inAMinute(), 0)).toBe(true);
+    } finally {
+      real.disconnect();
+    }
+  });
+
+  it('leaves a caller-supplied client open when it closes', async () => {
+    const client = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      const ledger = createRedisLedger({ client, timeoutMs: 2_000 });
+      expect(await ledger.consume(newId(), inAMinute())).toBe(true);
+      await ledger.close();
+      expect(await client.ping()).toBe('PONG');
+    } finally {
+      client.disconnect();
+    }
+  });
+
+  it('passes the errors of the client it owns to onError, for the server log', async () => {
+    const gone = await startRedis();
+    await gone.kill();
+    let seen: (error: Error) => void = () => {};
+    const reported = new Promise<Error>((resolve) => (seen = resolve));
+    const ledger = track(
+      createRedisLedger({ url: gone.url, timeoutMs: 500, onError: (error) => seen(error) }),
+    );
+    await expect(ledger.consume(newId(), inAMinute())).rejects.toBeInstanceOf(
+      LedgerUnavailableError,
+    );
+    expect((await reported) as NodeJS.ErrnoException).toMatchObject({ code: 'ECONNREFUSED' });
   });
 
   it('refuses a misconfigured URL without echoing it', () => {
