@@ -35,7 +35,7 @@ export const MODULES = {
   // The scanner's verdict rules: the runner (controls downgrade, timeouts, errors) …
   runner: {
     mutate: ['src/probe/run.ts'],
-    tests: ['test/probe/engine/run.test.ts'],
+    tests: ['test/probe/engine/run.test.ts', 'test/probe/engine/run-rules.test.ts'],
   },
   // … the one echo rule (what may count as A's data reaching B) …
   echo: {
