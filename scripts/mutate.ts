@@ -40,7 +40,7 @@ export const MODULES = {
   // … the one echo rule (what may count as A's data reaching B) …
   echo: {
     mutate: ['src/probe/evidence/echo.ts'],
-    tests: ['test/probe/echo-rule.test.ts'],
+    tests: ['test/probe/echo-rule.test.ts', 'test/probe/echo-rule-views.test.ts'],
   },
   // … and the trials' controls and decisions, against the scans that exercise them (one module
   // per trial: each mutant there costs whole scans).
