@@ -44,6 +44,21 @@ export interface ProbeServerOptions {
    * B by A's handle exactly as by a forged one: the handle opens nothing a forgery does not.
    */
   readonly unknownHandle?: 'refuse' | '500' | 'hang' | 'feed';
+  /**
+   * How a state is honoured on the retry (default: acted on as given, naming the state's principal
+   * and label). `bound`: a state another principal sends, or on another workspace, is refused with
+   * a tool error, and a completed flow answers a bare "done", naming no one. `as-caller`: any state
+   * goes ahead, and the answer names only the caller, never the state's label or principal.
+   * `workspace-bound`: as `bound`, but only the workspace is checked, never the principal.
+   */
+  readonly replays?: 'as-given' | 'bound' | 'workspace-bound' | 'as-caller';
+  /** Round 1 of `export_workspace` asks for input once per workspace, then completes at once. */
+  readonly asksOnce?: boolean;
+  /**
+   * Only the first principal that calls a tool is served: every other gets a tool error on every
+   * tool (`all`) or on `export_workspace` only (`flow`).
+   */
+  readonly onlyFirstCaller?: 'all' | 'flow';
 }
 
 /** A running probe server. */
@@ -111,6 +126,8 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
   const workspaces = new Map<string, { owner: string; label: string }>();
   const issued = new Set<string>();
   const calls: Record<string, number> = {};
+  const askedOnce = new Set<string>();
+  let firstCaller: string | undefined;
 
   const principalOf = (req: IncomingMessage): string =>
     options.identity === 'ignore'
@@ -159,6 +176,13 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
     calls[name] = (calls[name] ?? 0) + 1;
     const args = (params['arguments'] ?? {}) as Record<string, string>;
     if (name === 'get_time') return text('noon');
+    firstCaller ??= principal;
+    if (
+      principal !== firstCaller &&
+      (options.onlyFirstCaller === 'all' ||
+        (options.onlyFirstCaller === 'flow' && name === 'export_workspace'))
+    )
+      return text('not served', true);
     if (name === 'open_workspace') {
       const id = `ws-${randomBytes(8).toString('hex')}`;
       const key = perCaller ? `${principal}\0${id}` : id;
@@ -175,6 +199,9 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
     }
     if (state === undefined) {
       if (ws === undefined) return text('unknown workspace', true);
+      const once = `${principal}\0${args['workspace_id']}`;
+      if (options.asksOnce && askedOnce.has(once)) return text(`${name} done without asking`);
+      askedOnce.add(once);
       const s = Buffer.from(
         JSON.stringify({
           principal,
@@ -214,6 +241,16 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
     } catch {
       return text('requestState is not decodable', true);
     }
+    const foreign =
+      !issued.has(String(state)) ||
+      decoded['principal'] !== principal ||
+      decoded['workspace_id'] !== args['workspace_id'];
+    if (options.replays === 'bound') return foreign ? text('not your state', true) : text('done');
+    if (options.replays === 'workspace-bound')
+      return decoded['workspace_id'] !== args['workspace_id']
+        ? text('not this workspace', true)
+        : text('done');
+    if (options.replays === 'as-caller') return text(`${name} done as principal ${principal}`);
     // The key call: a changed state, another principal's state, or a state on another request.
     key(
       !issued.has(String(state)) ||
