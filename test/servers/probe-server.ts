@@ -56,9 +56,17 @@ export interface ProbeServerOptions {
   readonly asksOnce?: boolean;
   /**
    * Only the first principal that calls a tool is served: every other gets a tool error on every
-   * tool (`all`) or on `export_workspace` only (`flow`).
+   * tool (`all`), on `export_workspace` only (`flow`) or on `read_workspace` only (`read`).
    */
-  readonly onlyFirstCaller?: 'all' | 'flow';
+  readonly onlyFirstCaller?: 'all' | 'flow' | 'read';
+  /**
+   * What `read_workspace` answers: the workspace (default), its owner only, a refusal, each
+   * caller's first read only (refusing or failing with an HTTP 500 after: `once`,
+   * `once-then-500`), or the label only and to its owner only (`label-bound`).
+   */
+  readonly reads?: 'workspace' | 'owner' | 'refuse' | 'once' | 'once-then-500' | 'label-bound';
+  /** Workspace ids are numbers counted up from 1. */
+  readonly numericIds?: boolean;
 }
 
 /** A running probe server. */
@@ -121,12 +129,19 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
       }),
     );
   }
+  if (options.numericIds) {
+    for (const t of tools as { inputSchema?: typeof wsArg }[])
+      if (t.inputSchema === wsArg)
+        t.inputSchema = { ...wsArg, properties: { workspace_id: { type: 'integer' } } };
+  }
   const unknownHandle = options.unknownHandle ?? 'refuse';
   const perCaller = options.feed === true || unknownHandle === 'feed';
   const workspaces = new Map<string, { owner: string; label: string }>();
   const issued = new Set<string>();
   const calls: Record<string, number> = {};
   const askedOnce = new Set<string>();
+  const readers = new Set<string>();
+  let nextId = 0;
   let firstCaller: string | undefined;
 
   const principalOf = (req: IncomingMessage): string =>
@@ -180,21 +195,45 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
     if (
       principal !== firstCaller &&
       (options.onlyFirstCaller === 'all' ||
-        (options.onlyFirstCaller === 'flow' && name === 'export_workspace'))
+        (options.onlyFirstCaller === 'flow' && name === 'export_workspace') ||
+        (options.onlyFirstCaller === 'read' && name === 'read_workspace'))
     )
       return text('not served', true);
     if (name === 'open_workspace') {
-      const id = `ws-${randomBytes(8).toString('hex')}`;
+      const id = options.numericIds ? String(++nextId) : `ws-${randomBytes(8).toString('hex')}`;
       const key = perCaller ? `${principal}\0${id}` : id;
       workspaces.set(key, { owner: principal, label: args['label'] ?? '' });
-      const body = { workspace_id: id, owner: principal, label: args['label'] };
+      const body = {
+        workspace_id: options.numericIds ? Number(id) : id,
+        // A server bound by label names no owner anywhere: nothing but a refusal tells A from B.
+        ...(options.reads === 'label-bound' ? {} : { owner: principal }),
+        label: args['label'],
+      };
       return { ...text(JSON.stringify(body)), structuredContent: body };
     }
-    const ws = lookup(args['workspace_id'] ?? '', principal);
+    const ws = lookup(String(args['workspace_id'] ?? ''), principal);
     const state = params['requestState'];
     if (name === 'read_workspace') {
       if (ws === undefined) return unknown();
       key(ws.owner !== principal);
+      if (options.reads === 'refuse') return text('reading is off', true);
+      if (options.reads === 'once' || options.reads === 'once-then-500') {
+        if (readers.has(principal) && options.reads === 'once-then-500') throw new Fault('500');
+        if (readers.has(principal)) return text('one read per caller', true);
+        readers.add(principal);
+      }
+      if (options.reads === 'label-bound') {
+        if (ws.owner !== principal) return text('not yours', true);
+        return {
+          ...text(JSON.stringify({ label: ws.label })),
+          structuredContent: { label: ws.label },
+        };
+      }
+      if (options.reads === 'owner')
+        return {
+          ...text(JSON.stringify({ owner: ws.owner })),
+          structuredContent: { owner: ws.owner },
+        };
       return { ...text(JSON.stringify(ws)), structuredContent: ws };
     }
     if (state === undefined) {
