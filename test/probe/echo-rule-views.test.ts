@@ -387,6 +387,11 @@ describe('echoAware', () => {
     const request = { requestState: 'not-a-blob', list: [null], n: null };
     expect(echoAware({ s: 'not-a-blob' }, request, RAW)).toEqual(RAW);
     expect(echoAware({ s: {} }, { requestState: { nested: 'x' } }, RAW)).toEqual(RAW);
+    // A request built in code may hold an undefined optional argument.
+    const small = { c: canary, n: 1 };
+    expect(
+      echoAware({ s: small }, { requestState: stateOf(small), limit: undefined }, RAW),
+    ).toEqual({ rawOnlyKeys: [] });
   });
 
   it('looks for raw-only keys 32 levels into the request, not 33', () => {

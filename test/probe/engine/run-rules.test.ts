@@ -6,8 +6,8 @@
  * measure the runner against them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Probe, ProbeContext, ProbeDecision } from '../../../src/probe/define.js';
-import { defineProbe, refuted } from '../../../src/probe/define.js';
+import type { ProbeContext, ProbeDecision } from '../../../src/probe/define.js';
+import { refuted } from '../../../src/probe/define.js';
 import { createRedactor } from '../../../src/probe/evidence/evidence.js';
 import { centralResult, runProbe } from '../../../src/probe/run.js';
 import { openSession } from '../../../src/probe/target/session.js';
@@ -16,19 +16,7 @@ import type { SurfaceMap } from '../../../src/probe/surface/recipes.js';
 import type { Evidence, Exchange, Outcome } from '../../../src/probe/types.js';
 import { startHttpServer } from '../../servers/http-server.js';
 import type { TestHttpServer } from '../../servers/http-server.js';
-import { IDS, labelOf, sessionOptions, stdioTarget } from './helpers.js';
-
-function inline(run: (ctx: ProbeContext) => Promise<ProbeDecision>, maxCalls = 5): Probe {
-  return defineProbe({
-    id: 'test/inline',
-    title: 'An inline probe',
-    severity: 'low',
-    rationale: 'Exercises the runner.',
-    references: [],
-    maxCalls,
-    run,
-  });
-}
+import { IDS, labelOf, sessionOptions, stdioTarget, inline } from './helpers.js';
 
 const echo = (text: string) => ({ name: 'echo', arguments: { text } });
 const redactor = createRedactor(IDS);
