@@ -53,22 +53,23 @@ export const MODULES = {
   // The scanner's verdict rules: the runner (controls downgrade, timeouts, errors) …
   runner: {
     mutate: ['src/probe/run.ts'],
-    tests: ['test/probe/engine/run.test.ts'],
+    tests: ['test/probe/engine/run.test.ts', 'test/probe/engine/run-rules.test.ts'],
   },
   // … the one echo rule (what may count as A's data reaching B) …
   echo: {
     mutate: ['src/probe/evidence/echo.ts'],
-    tests: ['test/probe/echo-rule.test.ts'],
+    tests: ['test/probe/echo-rule.test.ts', 'test/probe/echo-rule-views.test.ts'],
   },
-  // … and the trials' controls and decisions, against the scans that exercise them (one module
-  // per trial: each mutant there costs whole scans).
+  // … and the trials' controls and decisions, against one-probe scans of small servers built for
+  // each decision, and the blind-spot scans (one module per trial: each mutant there costs whole
+  // scans; the fixture's proof table, minutes per mutant, is left to `npm test`).
   'handle-trial': {
     mutate: ['src/probe/trials/handle-trial.ts'],
-    tests: ['test/probe/blind-spots.test.ts', 'test/probe/proof-table.test.ts'],
+    tests: ['test/probe/handle-trial.test.ts', 'test/probe/blind-spots.test.ts'],
   },
   'replay-trial': {
     mutate: ['src/probe/trials/replay-trial.ts', 'src/probe/trials/trial.ts'],
-    tests: ['test/probe/blind-spots.test.ts', 'test/probe/proof-table.test.ts'],
+    tests: ['test/probe/replay-trial.test.ts', 'test/probe/blind-spots.test.ts'],
   },
 } as const satisfies Record<
   string,

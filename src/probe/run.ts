@@ -98,6 +98,7 @@ export async function runProbe(
         return refuse('budget', `${what}: the probe's budget of ${probe.maxCalls} calls is spent`);
       }
       if (method === 'tools/call') {
+        // Stryker disable next-line StringLiteral: any name no tool has reads alike ('' is one).
         const name = typeof params.name === 'string' ? params.name : '';
         const tool = session.protocol.tools.find((t) => t.name === name);
         // Defence in depth: probes filter with the same rule; this catches a probe bug.
@@ -164,8 +165,10 @@ export async function runProbe(
     decision = { verdict: 'errored', reason: `the probe failed: ${message(err)}` };
   } finally {
     clearTimeout(timer);
-    if (!stop.signal.aborted) stop.abort(new AbortCause('deadline', `${probe.id} has finished`));
+    // A no-op when the cap already aborted it: the cap's cause stays.
+    stop.abort(new AbortCause('deadline', `${probe.id} has finished`));
   }
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: waiting on a settled or no request returns at once.
   if (inFlight !== undefined && lastRecorded !== undefined) {
     // The cap aborted a request in flight. The abort settles it promptly; wait for that (bounded),
     // so its exchange, the evidence of what did not answer, is kept and not dropped by a race.

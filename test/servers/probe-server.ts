@@ -44,6 +44,29 @@ export interface ProbeServerOptions {
    * B by A's handle exactly as by a forged one: the handle opens nothing a forgery does not.
    */
   readonly unknownHandle?: 'refuse' | '500' | 'hang' | 'feed';
+  /**
+   * How a state is honoured on the retry (default: acted on as given, naming the state's principal
+   * and label). `bound`: a state another principal sends, or on another workspace, is refused with
+   * a tool error, and a completed flow answers a bare "done", naming no one. `as-caller`: any state
+   * goes ahead, and the answer names only the caller, never the state's label or principal.
+   * `workspace-bound`: as `bound`, but only the workspace is checked, never the principal.
+   */
+  readonly replays?: 'as-given' | 'bound' | 'workspace-bound' | 'as-caller';
+  /** Round 1 of `export_workspace` asks for input once per workspace, then completes at once. */
+  readonly asksOnce?: boolean;
+  /**
+   * Only the first principal that calls a tool is served: every other gets a tool error on every
+   * tool (`all`), on `export_workspace` only (`flow`) or on `read_workspace` only (`read`).
+   */
+  readonly onlyFirstCaller?: 'all' | 'flow' | 'read';
+  /**
+   * What `read_workspace` answers: the workspace (default), its owner only, a refusal, each
+   * caller's first read only (refusing or failing with an HTTP 500 after: `once`,
+   * `once-then-500`), or the label only and to its owner only (`label-bound`).
+   */
+  readonly reads?: 'workspace' | 'owner' | 'refuse' | 'once' | 'once-then-500' | 'label-bound';
+  /** Workspace ids are numbers counted up from 1. */
+  readonly numericIds?: boolean;
 }
 
 /** A running probe server. */
@@ -106,11 +129,20 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
       }),
     );
   }
+  if (options.numericIds) {
+    for (const t of tools as { inputSchema?: typeof wsArg }[])
+      if (t.inputSchema === wsArg)
+        t.inputSchema = { ...wsArg, properties: { workspace_id: { type: 'integer' } } };
+  }
   const unknownHandle = options.unknownHandle ?? 'refuse';
   const perCaller = options.feed === true || unknownHandle === 'feed';
   const workspaces = new Map<string, { owner: string; label: string }>();
   const issued = new Set<string>();
   const calls: Record<string, number> = {};
+  const askedOnce = new Set<string>();
+  const readers = new Set<string>();
+  let nextId = 0;
+  let firstCaller: string | undefined;
 
   const principalOf = (req: IncomingMessage): string =>
     options.identity === 'ignore'
@@ -159,22 +191,56 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
     calls[name] = (calls[name] ?? 0) + 1;
     const args = (params['arguments'] ?? {}) as Record<string, string>;
     if (name === 'get_time') return text('noon');
+    firstCaller ??= principal;
+    if (
+      principal !== firstCaller &&
+      (options.onlyFirstCaller === 'all' ||
+        (options.onlyFirstCaller === 'flow' && name === 'export_workspace') ||
+        (options.onlyFirstCaller === 'read' && name === 'read_workspace'))
+    )
+      return text('not served', true);
     if (name === 'open_workspace') {
-      const id = `ws-${randomBytes(8).toString('hex')}`;
+      const id = options.numericIds ? String(++nextId) : `ws-${randomBytes(8).toString('hex')}`;
       const key = perCaller ? `${principal}\0${id}` : id;
       workspaces.set(key, { owner: principal, label: args['label'] ?? '' });
-      const body = { workspace_id: id, owner: principal, label: args['label'] };
+      const body = {
+        workspace_id: options.numericIds ? Number(id) : id,
+        // A server bound by label names no owner anywhere: nothing but a refusal tells A from B.
+        ...(options.reads === 'label-bound' ? {} : { owner: principal }),
+        label: args['label'],
+      };
       return { ...text(JSON.stringify(body)), structuredContent: body };
     }
-    const ws = lookup(args['workspace_id'] ?? '', principal);
+    const ws = lookup(String(args['workspace_id'] ?? ''), principal);
     const state = params['requestState'];
     if (name === 'read_workspace') {
       if (ws === undefined) return unknown();
       key(ws.owner !== principal);
+      if (options.reads === 'refuse') return text('reading is off', true);
+      if (options.reads === 'once' || options.reads === 'once-then-500') {
+        if (readers.has(principal) && options.reads === 'once-then-500') throw new Fault('500');
+        if (readers.has(principal)) return text('one read per caller', true);
+        readers.add(principal);
+      }
+      if (options.reads === 'label-bound') {
+        if (ws.owner !== principal) return text('not yours', true);
+        return {
+          ...text(JSON.stringify({ label: ws.label })),
+          structuredContent: { label: ws.label },
+        };
+      }
+      if (options.reads === 'owner')
+        return {
+          ...text(JSON.stringify({ owner: ws.owner })),
+          structuredContent: { owner: ws.owner },
+        };
       return { ...text(JSON.stringify(ws)), structuredContent: ws };
     }
     if (state === undefined) {
       if (ws === undefined) return text('unknown workspace', true);
+      const once = `${principal}\0${args['workspace_id']}`;
+      if (options.asksOnce && askedOnce.has(once)) return text(`${name} done without asking`);
+      askedOnce.add(once);
       const s = Buffer.from(
         JSON.stringify({
           principal,
@@ -214,6 +280,16 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
     } catch {
       return text('requestState is not decodable', true);
     }
+    const foreign =
+      !issued.has(String(state)) ||
+      decoded['principal'] !== principal ||
+      decoded['workspace_id'] !== args['workspace_id'];
+    if (options.replays === 'bound') return foreign ? text('not your state', true) : text('done');
+    if (options.replays === 'workspace-bound')
+      return decoded['workspace_id'] !== args['workspace_id']
+        ? text('not this workspace', true)
+        : text('done');
+    if (options.replays === 'as-caller') return text(`${name} done as principal ${principal}`);
     // The key call: a changed state, another principal's state, or a state on another request.
     key(
       !issued.has(String(state)) ||

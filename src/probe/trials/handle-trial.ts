@@ -109,7 +109,8 @@ export async function tryHandlePair(
     [bSees],
     exclude,
   );
-  const crossRefused = !cross.answered && cross.reading === 'refused';
+  // Refused at any round: at round 1 (nothing answered) or later in its flow.
+  const crossRefused = cross.reading === 'refused';
   // Every round B was answered counts: an owner named only at completion, a canary quoted early.
   const { counted, attributed } = attributable(
     markersOf(mintA.canary, aTokens),
@@ -117,7 +118,7 @@ export async function tryHandlePair(
     cross.sent,
     bSees,
   );
-  const apart = aTokens.length > 0 || crossRefused || cross.reading === 'refused';
+  const apart = aTokens.length > 0 || crossRefused;
   check(
     trial,
     'serverTellsApart',
@@ -136,7 +137,7 @@ export async function tryHandlePair(
     const what = attributed.some((m) => m.kind === 'canary') ? 'canary' : 'principal';
     return done(confirmed(`B presented A's handle to ${where} and got A's ${what} back`));
   }
-  if (crossRefused || cross.reading === 'refused')
+  if (crossRefused)
     return done(
       refuted(`${where} refused B the handle minted for A (${describe(cross.exchange)})`),
     );

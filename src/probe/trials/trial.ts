@@ -56,7 +56,9 @@ export function strongest(trials: readonly Trial[]): Trial | undefined {
   const pool = complete.length > 0 ? complete : decided;
   let best: Trial | undefined;
   for (const t of pool) {
+    // Stryker disable next-line OptionalChaining,StringLiteral: the pool holds decided trials only.
     const rank = RANK[t.decision?.verdict ?? 'skipped'];
+    // Stryker disable next-line OptionalChaining,StringLiteral: the pool holds decided trials only.
     if (best === undefined || rank > RANK[best.decision?.verdict ?? 'skipped']) best = t;
   }
   return best;
@@ -69,7 +71,7 @@ export function report(
   fallback: ProbeDecision,
 ): ProbeDecision {
   const best = strongest(trials);
-  if (best === undefined || best.decision === undefined) return fallback;
+  if (best?.decision === undefined) return fallback;
   for (const other of trials) {
     if (other !== best && other.decision !== undefined) {
       ctx.note(`also tried ${other.subject}: ${other.decision.verdict} (${other.decision.reason})`);

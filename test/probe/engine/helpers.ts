@@ -2,6 +2,8 @@
  * Shared set-up of the engine tests: real test servers, the two identities, session options.
  */
 import { fileURLToPath } from 'node:url';
+import type { Probe, ProbeContext, ProbeDecision } from '../../../src/probe/define.js';
+import { defineProbe } from '../../../src/probe/define.js';
 import { createRedactor } from '../../../src/probe/evidence/evidence.js';
 import type { SessionOptions } from '../../../src/probe/target/session.js';
 import { DEFAULT_PRINCIPAL_META_KEY } from '../../../src/probe/target/session.js';
@@ -40,4 +42,17 @@ export function sessionOptions(overrides: Partial<SessionOptions> = {}): Session
 /** The label of a piece of evidence, or its kind when it has none. */
 export function labelOf(e: Evidence): string {
   return 'label' in e ? e.label : e.kind;
+}
+
+/** A probe whose run is `run` (id `test/inline`), for driving the runner directly. */
+export function inline(run: (ctx: ProbeContext) => Promise<ProbeDecision>, maxCalls = 5): Probe {
+  return defineProbe({
+    id: 'test/inline',
+    title: 'An inline probe',
+    severity: 'low',
+    rationale: 'Exercises the runner.',
+    references: [],
+    maxCalls,
+    run,
+  });
 }

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Probe, ProbeContext } from '../../../src/probe/define.js';
-import { confirmed, defineProbe, refuted } from '../../../src/probe/define.js';
+import { confirmed, refuted } from '../../../src/probe/define.js';
 import { createRedactor } from '../../../src/probe/evidence/evidence.js';
 import { runProbe } from '../../../src/probe/run.js';
 import { openSession } from '../../../src/probe/target/session.js';
@@ -8,19 +7,7 @@ import type { EngineSession } from '../../../src/probe/target/session.js';
 import type { Outcome } from '../../../src/probe/types.js';
 import { startHttpServer } from '../../servers/http-server.js';
 import type { TestHttpServer } from '../../servers/http-server.js';
-import { IDS, labelOf, sessionOptions } from './helpers.js';
-
-function inline(run: (ctx: ProbeContext) => ReturnType<Probe['run']>, maxCalls = 5): Probe {
-  return defineProbe({
-    id: 'test/inline',
-    title: 'An inline probe',
-    severity: 'low',
-    rationale: 'Exercises the runner.',
-    references: [],
-    maxCalls,
-    run,
-  });
-}
+import { IDS, labelOf, sessionOptions, inline } from './helpers.js';
 
 const echo = (text: string) => ({ name: 'echo', arguments: { text } });
 const options = { includeDestructive: false, redactor: createRedactor(IDS), capMs: 5000 };

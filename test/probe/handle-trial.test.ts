@@ -1,0 +1,305 @@
+/**
+ * The handle trial decision by decision: each scan runs `handle/cross-principal` alone, in-process,
+ * against one small real server (the fixture twin or the blind-spot probe server) built to reach one
+ * decision, and pins what the reader of the report gets: the verdict, the reason, each control
+ * (held, expected, observed), the observations, and the note each other recipe tried leaves.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { startFixtureHttp } from '../../src/fixture/http.js';
+import type { Mode } from '../../src/fixture/flaws.js';
+import { PROBES } from '../../src/probe/registry.js';
+import { runScan } from '../../src/probe/scan.js';
+import type { ProbeResult } from '../../src/probe/types.js';
+import { startProbeServer, type ProbeServerOptions } from '../servers/probe-server.js';
+
+const open: { close(): Promise<void> }[] = [];
+afterAll(async () => {
+  await Promise.all(open.map((s) => s.close()));
+});
+
+const handleProbe = PROBES.filter((p) => p.id === 'handle/cross-principal');
+
+async function scan(server: { url: string; close(): Promise<void> }): Promise<ProbeResult> {
+  open.push(server);
+  const run = await runScan({ target: { kind: 'http', url: server.url }, probes: handleProbe });
+  const result = run.probes.find((p) => p.id === 'handle/cross-principal');
+  if (result === undefined) throw new Error('no handle result');
+  return result;
+}
+const fixture = async (mode: Mode) => scan(await startFixtureHttp({ mode }));
+const probeServer = async (options: ProbeServerOptions) => scan(await startProbeServer(options));
+const notes = (r: ProbeResult): string[] =>
+  r.evidence.flatMap((e) => (e.kind === 'note' ? [e.text] : []));
+
+const labels = (r: ProbeResult): string[] =>
+  r.evidence.flatMap((e) => ('label' in e ? [e.label] : []));
+/** The arguments of each exchange labelled `label`. */
+function argumentsOf(r: ProbeResult, label: string): Record<string, unknown>[] {
+  return r.evidence.flatMap((e) => {
+    if (!('label' in e) || e.label !== label) return [];
+    const body = e.kind === 'http' ? e.request.body : e.kind === 'jsonrpc' ? e.sent : undefined;
+    const args = (body as { params?: { arguments?: Record<string, unknown> } } | undefined)?.params
+      ?.arguments;
+    return args === undefined ? [] : [args];
+  });
+}
+const READ = 'read_workspace.workspace_id';
+const EXPORT = 'export_workspace.workspace_id';
+const LIVE = {
+  held: true,
+  expected: 'A and B each read their own handle',
+  observed: 'answered / answered / answered',
+};
+const FORGED = 'a decision on a handle the server never minted (refused, or else noted)';
+const APART =
+  'the server names something for A (twice) that it never names for B, or refuses B what it gives A';
+const forgedRefused = { held: true, expected: FORGED, observed: 'tool error (isError)' };
+const oneToken = { held: true, expected: APART, observed: "1 A-only token(s) in A's answers" };
+const NO_VALIDATION = {
+  label: 'no handle validation',
+  detail: `${READ} honoured a handle it never minted, so a "yes" to B proves nothing; only A's canary or principal can confirm`,
+};
+const NOT_SHOWN = {
+  label: "accepted, not shown to be A's",
+  detail: `${READ} answered B on A's handle without A's canary or principal`,
+};
+const alsoTried = (decision: string) => `also tried open_workspace → ${EXPORT}: ${decision}`;
+
+describe('the handle trial', () => {
+  it("confirms when B gets A's canary by A's handle, with every control held", async () => {
+    const r = await fixture('flawed');
+    expect(r).toMatchObject({
+      verdict: 'confirmed',
+      reason: `B presented A's handle to ${READ} and got A's canary back`,
+      controls: {
+        bothIdentitiesLive: LIVE,
+        forgedHandleDecided: forgedRefused,
+        serverTellsApart: oneToken,
+      },
+      observations: [],
+    });
+    expect(Object.keys(r.controls)).toHaveLength(3);
+  });
+
+  it("confirms on A's principal when that, and not the canary, is what B gets back", async () => {
+    const r = await probeServer({ reads: 'owner' });
+    expect(r).toMatchObject({
+      verdict: 'confirmed',
+      reason: `B presented A's handle to ${READ} and got A's principal back`,
+      controls: {
+        bothIdentitiesLive: LIVE,
+        forgedHandleDecided: forgedRefused,
+        serverTellsApart: oneToken,
+      },
+      observations: [],
+    });
+  });
+
+  it('ends errored when B cannot mint a handle of its own, naming the control', async () => {
+    const r = await probeServer({ onlyFirstCaller: 'all' });
+    const reason = 'B could not mint a handle of its own, so B is not a live second identity';
+    expect(r).toMatchObject({ verdict: 'errored', reason });
+    expect(r.controls).toEqual({
+      bMintsOwnHandle: {
+        held: false,
+        expected: 'B (and A again) can mint a handle',
+        observed: 'tool error (isError) / answered',
+      },
+    });
+    expect(notes(r)).toEqual([alsoTried(`errored (${reason})`)]);
+  });
+
+  it('ends errored when B cannot read its own handle, showing each read', async () => {
+    const r = await probeServer({ onlyFirstCaller: 'read' });
+    expect(r).toMatchObject({
+      verdict: 'errored',
+      reason: 'an identity could not read its own handle',
+    });
+    expect(r.controls).toEqual({
+      bothIdentitiesLive: {
+        ...LIVE,
+        held: false,
+        observed: 'answered / tool error (isError) / answered',
+      },
+    });
+    expect(notes(r)).toEqual([
+      alsoTried("refuted (B's answer on A's handle showed nothing of A's)"),
+    ]);
+  });
+
+  it("refutes when B is refused A's handle, naming the refusal", async () => {
+    const r = await fixture('fixed');
+    expect(r).toMatchObject({
+      verdict: 'refuted',
+      reason: `${READ} refused B the handle minted for A (tool error (isError))`,
+      controls: {
+        bothIdentitiesLive: LIVE,
+        forgedHandleDecided: forgedRefused,
+        serverTellsApart: oneToken,
+      },
+      observations: [],
+    });
+    expect(notes(r)).toEqual([
+      alsoTried(`refuted (${EXPORT} refused B the handle minted for A (tool error (isError)))`),
+    ]);
+  });
+
+  it("refutes a server that answers any handle with nothing of A's, noting the missing validation", async () => {
+    const r = await fixture('noguard');
+    expect(r).toMatchObject({
+      verdict: 'refuted',
+      reason: "B's answer on A's handle showed nothing of A's",
+      controls: {
+        bothIdentitiesLive: LIVE,
+        forgedHandleDecided: { held: true, expected: FORGED, observed: 'answered' },
+        serverTellsApart: oneToken,
+      },
+    });
+    expect(r.observations).toEqual([NO_VALIDATION, NOT_SHOWN]);
+    expect(notes(r)).toEqual([
+      alsoTried("refuted (B's answer on A's handle showed nothing of A's)"),
+    ]);
+  });
+
+  it("reads A's data that B sees anyway as a shared view, not the handle", async () => {
+    const r = await probeServer({ feed: true });
+    expect(r.verdict).toBe('refuted');
+    expect(r.observations).toEqual([
+      NO_VALIDATION,
+      {
+        label: 'A-data reaches B anyway',
+        detail: `B's answer on A's handle showed A's data, but so did B's answers without it (a shared view, not the handle)`,
+      },
+      NOT_SHOWN,
+    ]);
+  });
+
+  it('ends errored when the server cannot tell A from B, with the control showing why', async () => {
+    const r = await probeServer({ identity: 'ignore' });
+    expect(r).toMatchObject({
+      verdict: 'errored',
+      reason: 'the server did not show that it tells A and B apart',
+      controls: {
+        bothIdentitiesLive: LIVE,
+        forgedHandleDecided: forgedRefused,
+        serverTellsApart: {
+          held: false,
+          expected: APART,
+          observed: "no A-only token; B on A's handle: answered",
+        },
+      },
+    });
+    expect(notes(r)).toEqual([
+      alsoTried('errored (the server did not show that it tells A and B apart)'),
+    ]);
+  });
+
+  it('ends errored when the forged read draws no decision, with no verdict drawn after it', async () => {
+    const r = await probeServer({ unknownHandle: '500' });
+    expect(r).toMatchObject({
+      verdict: 'errored',
+      reason: 'the forged-handle control drew no decision',
+      controls: {
+        bothIdentitiesLive: LIVE,
+        forgedHandleDecided: {
+          held: false,
+          expected: FORGED,
+          observed: 'no decision (http-status: HTTP 500 with an empty body)',
+        },
+      },
+    });
+    expect(Object.keys(r.controls)).toEqual(['bothIdentitiesLive', 'forgedHandleDecided']);
+  });
+
+  it("ends errored when B's read of A's handle draws no decision, naming it", async () => {
+    const r = await probeServer({ fault: '500' });
+    expect(r).toMatchObject({
+      verdict: 'errored',
+      reason:
+        "B's presentation of A's handle drew no decision: no decision (http-status: HTTP 500 with an empty body)",
+      controls: {
+        bothIdentitiesLive: LIVE,
+        forgedHandleDecided: forgedRefused,
+        serverTellsApart: oneToken,
+      },
+    });
+  });
+
+  it("refutes when only a forged handle's answer shows A's label: the handle opens nothing more", async () => {
+    const r = await probeServer({ unknownHandle: 'feed' });
+    expect(r).toMatchObject({
+      verdict: 'refuted',
+      reason: `${EXPORT} refused B the handle minted for A (tool error (isError))`,
+      observations: [],
+    });
+    expect(notes(r)).toEqual([
+      `also tried open_workspace → ${READ}: refuted (B's answer on A's handle showed nothing of A's)`,
+    ]);
+  });
+
+  it('labels each exchange of a trial by who does what', async () => {
+    const r = await probeServer({ reads: 'label-bound' });
+    expect(labels(r).slice(0, 8)).toEqual([
+      'A mints',
+      'B mints its own',
+      'A mints a second',
+      "A reads A's handle",
+      "B reads B's handle",
+      "A reads A's second handle",
+      'B presents a forged handle of the same shape',
+      "B presents A's handle",
+    ]);
+    // A forged handle has the shape of a minted one, and is none of them.
+    const handles = argumentsOf(r, "A reads A's handle").map((a) => a['workspace_id']);
+    const forged = argumentsOf(r, 'B presents a forged handle of the same shape').map(
+      (a) => a['workspace_id'],
+    );
+    expect(forged).toHaveLength(2);
+    for (const f of forged) {
+      expect(f).toMatch(/^ws-[0-9a-f]{16}$/);
+      expect(handles).not.toContain(f);
+    }
+  });
+
+  it('refutes on a refusal alone when no token tells A from B, saying so', async () => {
+    const r = await probeServer({ reads: 'label-bound' });
+    expect(r).toMatchObject({
+      verdict: 'refuted',
+      reason: `${READ} refused B the handle minted for A (tool error (isError))`,
+      controls: {
+        serverTellsApart: {
+          held: true,
+          expected: APART,
+          observed: "no A-only token; B on A's handle: tool error (isError)",
+        },
+      },
+    });
+  });
+
+  it('skips a consumer that refuses A its own handle, and goes on to the next', async () => {
+    const r = await probeServer({ reads: 'once' });
+    expect(r.verdict).toBe('refuted');
+    expect(notes(r)).toEqual([
+      `also tried open_workspace → ${READ}: skipped (${READ} refused A its own handle: not a consumer of it)`,
+    ]);
+  });
+
+  it("ends errored, never skipped, when A's read of its own handle draws no decision", async () => {
+    const r = await probeServer({ reads: 'once-then-500' });
+    expect(r).toMatchObject({
+      verdict: 'errored',
+      reason: 'an identity could not read its own handle',
+    });
+    expect(r.controls['bothIdentitiesLive']?.held).toBe(false);
+  });
+
+  it('forges a numeric handle far outside the range a counter has minted', async () => {
+    const r = await probeServer({ numericIds: true });
+    const forged = argumentsOf(r, 'B presents a forged handle of the same shape').find(
+      (a) => 'workspace_id' in a,
+    )?.['workspace_id'];
+    expect(typeof forged).toBe('number');
+    expect(forged).toBeGreaterThanOrEqual(100_000_000);
+    expect(forged).toBeLessThan(1_000_000_000);
+  });
+});
