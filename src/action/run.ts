@@ -115,11 +115,11 @@ function counts(report: RunReport | CombinedReport): Record<string, number> {
   };
 }
 
-/** Markdown of a report; a combined one as one section per server where no combined form exists. */
+/** Markdown of a report, of one server or several. */
 function summaryOf(report: RunReport | CombinedReport, options: RenderOptions): string {
-  if (!('kind' in report)) return markdown.render(report, options);
-  if (markdown.renderCombined !== undefined) return markdown.renderCombined(report, options);
-  return report.servers.map((r) => markdown.render(r, options)).join('\n');
+  return 'kind' in report
+    ? markdown.renderCombined(report, options)
+    : markdown.render(report, options);
 }
 
 /** The step's exit code for the scanner's, under `fail-on`. */
@@ -175,9 +175,7 @@ export async function runAction(io: ActionIo): Promise<number> {
   };
   writeFileSync(
     files.sarif,
-    'kind' in report
-      ? (sarif.renderCombined?.(report, options) ?? '')
-      : sarif.render(report, options),
+    'kind' in report ? sarif.renderCombined(report, options) : sarif.render(report, options),
   );
   const summary = summaryOf(report, options);
   writeFileSync(files.markdown, summary);

@@ -440,7 +440,7 @@ function matrixCell(run: RunReport, s: number, probe: string): string {
 const serverName = (run: RunReport): string => run.server?.name ?? run.target.display;
 
 /** The HTML reporter. */
-export const html: Reporter = {
+export const html = {
   id: 'html',
   render(report: RunReport, o: RenderOptions): string {
     const body = [
@@ -491,4 +491,4 @@ export const html: Reporter = {
       footerOf(report.tool, report.startedAt),
     );
   },
-};
+} satisfies Reporter;

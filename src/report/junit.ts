@@ -168,7 +168,7 @@ function document(suites: { lines: string[]; totals: Totals }[], ms: number): st
 }
 
 /** The JUnit reporter. */
-export const junit: Reporter = {
+export const junit = {
   id: 'junit',
   render(report: RunReport, options: RenderOptions) {
     return document([suite(report, options)], report.ms);
@@ -180,4 +180,4 @@ export const junit: Reporter = {
       report.ms,
     );
   },
-};
+} satisfies Reporter;

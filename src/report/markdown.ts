@@ -116,7 +116,7 @@ function combined(report: CombinedReport, o: RenderOptions): string {
 }
 
 /** The Markdown reporter. */
-export const markdown: Reporter = {
+export const markdown = {
   id: 'markdown',
   renderCombined: combined,
   render(report: RunReport, o: RenderOptions): string {
@@ -142,4 +142,4 @@ export const markdown: Reporter = {
     for (const r of confirmed) out.push('', ...finding(r, o));
     return `${out.join('\n')}\n`;
   },
-};
+} satisfies Reporter;

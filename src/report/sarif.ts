@@ -308,8 +308,8 @@ export function toSarifCombined(combined: CombinedReport, options: RenderOptions
 const text = (log: Log): string => `${escapeJsonText(JSON.stringify(log, null, 2))}\n`;
 
 /** The SARIF reporter. */
-export const sarif: Reporter = {
+export const sarif = {
   id: 'sarif',
   render: (report, options) => text(toSarif(report, options)),
   renderCombined: (combined, options) => text(toSarifCombined(combined, options)),
-};
+} satisfies Reporter;

@@ -129,7 +129,7 @@ function serverHeading(server: RunReport): string {
 }
 
 /** The text reporter. */
-export const text: Reporter = {
+export const text = {
   id: 'text',
   renderCombined(report, options) {
     const n = report.servers.length;
@@ -163,4 +163,4 @@ export const text: Reporter = {
     lines.push(summaryLine(report));
     return `${lines.join('\n')}\n`;
   },
-};
+} satisfies Reporter;

@@ -37,8 +37,8 @@ export interface Reporter {
   readonly id: 'text' | 'json' | 'sarif' | 'junit' | 'markdown' | 'html' | 'cert-x-gen';
   render(report: RunReport, options: RenderOptions): string;
   /**
-   * The report of several servers (`--config`). Optional while formats are being taught it; the CLI
-   * refuses `--config` with a format that lacks it.
+   * The report of several servers (`--config`). Every format has one but `cert-x-gen`, whose engine
+   * runs a template against one target at a time; the CLI refuses `--config` with such a format.
    */
   renderCombined?(report: CombinedReport, options: RenderOptions): string;
 }
