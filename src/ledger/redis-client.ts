@@ -27,6 +27,11 @@ export interface RedisConnection {
   call(command: string, ...args: (string | number)[]): Promise<unknown>;
   /** Close the client if we created it. */
   close(): Promise<void>;
+  /**
+   * The ioredis client commands go to (the caller's, or the one we created), for its events: the
+   * tests watch its `reconnecting` delays through it. Not part of any public object.
+   */
+  readonly client: Redis;
 }
 
 /** @internal Validate a key prefix (caller's constant). */
@@ -61,6 +66,7 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
       lazyConnect: true,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
+      // Stryker disable next-line BooleanLiteral: with maxRetriesPerRequest 0, ioredis rejects every command in flight at the close, emptying the very queue it would resend; test/ledger/ledger.test.ts shows nothing is replayed either way.
       autoResendUnfulfilledCommands: false,
       commandTimeout: timeoutMs,
       connectTimeout: timeoutMs,
@@ -86,6 +92,7 @@ export function createRedisConnection(options: RedisConnectionOptions): RedisCon
     });
 
   return {
+    client,
     async call(command, ...args) {
       // A lazy client connects on first use; without an offline queue, commands sent before it is
       // ready fail instead of waiting.

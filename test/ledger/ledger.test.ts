@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -6,6 +7,7 @@ import {
   LedgerUnavailableError,
   type SingleUseLedger,
 } from '../../src/index.js';
+import { createRedisConnection } from '../../src/ledger/redis-client.js';
 import { createRedisLedger } from '../../src/redis.js';
 import {
   announceRedisSkip,
@@ -425,6 +427,116 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('createRedisLedger', () => {
       createRedisLedger({ url: 'http://user:hunter2@host' });
     } catch (error) {
       expect(String(error)).not.toContain('hunter2');
+    }
+  });
+});
+
+/** The first `event` `emitter` emits, with its argument; rejects if none comes within `boundMs`. */
+function nextEvent(emitter: EventEmitter, event: string, boundMs = 5_000): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      emitter.off(event, seen);
+      reject(new Error(`no ${event} event within ${boundMs} ms`));
+    }, boundMs);
+    const seen = (arg: unknown): void => {
+      clearTimeout(timer);
+      resolve(arg);
+    };
+    emitter.once(event, seen);
+  });
+}
+
+/** The message of a refusal's cause (the store error the ledger keeps). */
+const causeOf = (refusal: unknown): string => {
+  expect(refusal).toBeInstanceOf(LedgerUnavailableError);
+  const cause = (refusal as LedgerUnavailableError).cause;
+  expect(cause).toBeInstanceOf(Error);
+  return (cause as Error).message;
+};
+
+describe.skipIf(REDIS_SKIP_REASON !== undefined)('the Redis client the ledger creates', () => {
+  it("refuses while Redis is down with ioredis's offline refusal, queuing nothing for later", async () => {
+    const spare = await startRedis();
+    const connectionErrors = new EventEmitter();
+    const ledger = createRedisLedger({
+      url: spare.url,
+      timeoutMs: 2_000,
+      onError: (error) => connectionErrors.emit('error', error),
+    });
+    try {
+      expect(await ledger.consume(newId(), inAMinute())).toBe(true);
+      const refused = nextEvent(connectionErrors, 'error');
+      await spare.kill();
+      // A reconnection attempt was refused: the client knows Redis is gone.
+      expect(await refused).toMatchObject({ code: 'ECONNREFUSED' });
+      const refusal = await ledger.consume(newId(), inAMinute()).catch((e: unknown) => e);
+      // ioredis's own refusal of a command while offline, not our timeout after a queued wait, nor
+      // a queued command dropped at the next failed reconnection.
+      expect(causeOf(refusal)).toBe(
+        "Stream isn't writeable and enableOfflineQueue options is false",
+      );
+    } finally {
+      await ledger.close();
+      await spare.kill();
+    }
+  });
+
+  it('reconnects in the background after 100 ms, then 200 ms, …, at most every 2 s', async () => {
+    const spare = await startRedis();
+    const connection = createRedisConnection({ url: spare.url, timeoutMs: 2_000 });
+    try {
+      expect(await connection.call('PING')).toBe('PONG');
+      const first = nextEvent(connection.client, 'reconnecting');
+      await spare.kill();
+      expect(await first).toBe(100);
+      // The next delay is announced once the first reconnection attempt was refused.
+      expect(await nextEvent(connection.client, 'reconnecting')).toBe(200);
+      const { retryStrategy } = connection.client.options;
+      expect([10, 19, 20, 21, 1_000].map((times) => retryStrategy?.(times))).toEqual([
+        1_000, 1_900, 2_000, 2_000, 2_000,
+      ]);
+    } finally {
+      await connection.close();
+      await spare.kill();
+    }
+  });
+
+  it('drops a command in flight when Redis dies, instead of replaying it on the restarted one', async () => {
+    const spare = await startRedis();
+    let back: RedisServer | undefined;
+    const connection = createRedisConnection({ url: spare.url, timeoutMs: 300 });
+    const pauser = new Redis(spare.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    try {
+      expect(await connection.call('PING')).toBe('PONG');
+      // Redis holds every other client's commands from here on, unread.
+      expect(await pauser.call('CLIENT', 'PAUSE', 60_000, 'ALL')).toBe('OK');
+      // Written to the socket, never answered: refused at its timeout, still unfulfilled in ioredis.
+      await expect(connection.call('SET', 'in-flight', '1')).rejects.toThrow(/timed out/i);
+      const reconnected = nextEvent(connection.client, 'ready');
+      await spare.kill();
+      back = await startRedis({ port: spare.port });
+      await reconnected;
+      // Sent after anything ioredis would replay on the new connection, so answered after it.
+      expect(await connection.call('EXISTS', 'in-flight')).toBe(0);
+    } finally {
+      pauser.disconnect();
+      await connection.close();
+      await spare.kill();
+      await back?.kill();
+    }
+  });
+
+  it('stays closed when closed before its first use: no connection is opened again', async () => {
+    const spare = await startRedis();
+    const connection = createRedisConnection({ url: spare.url, timeoutMs: 2_000 });
+    try {
+      const ended = nextEvent(connection.client, 'end');
+      await connection.close();
+      await ended;
+      const refusal = await connection.call('PING').catch((e: unknown) => e);
+      expect(refusal).toEqual(new Error('Connection is closed.'));
+    } finally {
+      await spare.kill();
     }
   });
 });
