@@ -19,15 +19,22 @@ afterAll(async () => {
 
 const handleProbe = PROBES.filter((p) => p.id === 'handle/cross-principal');
 
-async function scan(server: { url: string; close(): Promise<void> }): Promise<ProbeResult> {
+/** Scan `server` with the handle probe alone; `maxCalls` gives it a smaller budget than its own. */
+async function scan(
+  server: { url: string; close(): Promise<void> },
+  maxCalls?: number,
+): Promise<ProbeResult> {
   open.push(server);
-  const run = await runScan({ target: { kind: 'http', url: server.url }, probes: handleProbe });
+  const probes =
+    maxCalls === undefined ? handleProbe : handleProbe.map((p) => ({ ...p, maxCalls }));
+  const run = await runScan({ target: { kind: 'http', url: server.url }, probes });
   const result = run.probes.find((p) => p.id === 'handle/cross-principal');
   if (result === undefined) throw new Error('no handle result');
   return result;
 }
 const fixture = async (mode: Mode) => scan(await startFixtureHttp({ mode }));
-const probeServer = async (options: ProbeServerOptions) => scan(await startProbeServer(options));
+const probeServer = async (options: ProbeServerOptions, maxCalls?: number) =>
+  scan(await startProbeServer(options), maxCalls);
 const notes = (r: ProbeResult): string[] =>
   r.evidence.flatMap((e) => (e.kind === 'note' ? [e.text] : []));
 
@@ -301,5 +308,63 @@ describe('the handle trial', () => {
     expect(typeof forged).toBe('number');
     expect(forged).toBeGreaterThanOrEqual(100_000_000);
     expect(forged).toBeLessThan(1_000_000_000);
+  });
+
+  it('ends errored when the budget runs out while B and A mint, with no control read on half a pair', async () => {
+    // Two calls: A mints, B mints its own, and A's second mint is not sent.
+    const r = await probeServer({}, 2);
+    expect(r).toMatchObject({ verdict: 'errored', reason: 'budget spent while minting' });
+    expect(r.controls).toEqual({});
+    expect(labels(r)).toEqual(['A mints', 'B mints its own']);
+    // Cut short by the budget, the trial ends the probe: no other recipe is tried.
+    expect(notes(r)).toEqual([
+      "not sent: tools/call 'A mints a second' as A: the probe's budget of 2 calls is spent",
+    ]);
+  });
+
+  it("ends errored when A's second mint fails while B's succeeds, showing both", async () => {
+    const r = await probeServer({ firstOpenerLocked: true });
+    const reason = 'B could not mint a handle of its own, so B is not a live second identity';
+    expect(r).toMatchObject({ verdict: 'errored', reason });
+    expect(r.controls).toEqual({
+      bMintsOwnHandle: {
+        held: false,
+        expected: 'B (and A again) can mint a handle',
+        observed: 'answered / tool error (isError)',
+      },
+    });
+    expect(labels(r).slice(0, 3)).toEqual(['A mints', 'B mints its own', 'A mints a second']);
+    // Locked out, A mints nothing for the next recipe: no other trial.
+    expect(notes(r)).toEqual([]);
+  });
+
+  it("plants a fresh canary tagged 'read' in every read that takes a free-form string", async () => {
+    const r = await probeServer({ readNote: true });
+    const reads = [
+      "A reads A's handle",
+      "B reads B's handle",
+      "A reads A's second handle",
+      'B presents a forged handle of the same shape',
+      "B presents A's handle",
+    ];
+    const planted = reads.flatMap((label) => argumentsOf(r, label).map((a) => a['note']));
+    expect(planted.length).toBeGreaterThanOrEqual(reads.length);
+    for (const note of planted) expect(note).toMatch(/^sg-read-[0-9a-f]{24}$/);
+    expect(new Set(planted).size).toBe(planted.length);
+  });
+
+  it("leaves the handles and canaries out of the tokens that tell A from B, even where A's answers repeat them", async () => {
+    // Every read lists the caller's two newest workspaces: A's two handles and labels (canaries)
+    // show in both of A's answer sets and never in B's, yet only A's principal tells A from B.
+    const r = await probeServer({ readsRecent: true });
+    expect(r).toMatchObject({
+      verdict: 'confirmed',
+      reason: `B presented A's handle to ${READ} and got A's canary back`,
+      controls: {
+        bothIdentitiesLive: LIVE,
+        forgedHandleDecided: forgedRefused,
+        serverTellsApart: oneToken,
+      },
+    });
   });
 });

@@ -29,8 +29,12 @@ afterAll(async () => {
 
 const replay = PROBES.filter((p) => p.id === 'state/replay-principal');
 
-async function scanUrl(url: string, extra: { timeoutMs?: number } = {}): Promise<ProbeResult> {
-  const run = await runScan({ target: { kind: 'http', url }, probes: replay, ...extra });
+/** `maxCalls` gives the probe a smaller budget than its own. */
+type Extra = { timeoutMs?: number; maxCalls?: number };
+
+async function scanUrl(url: string, { maxCalls, ...extra }: Extra = {}): Promise<ProbeResult> {
+  const probes = maxCalls === undefined ? replay : replay.map((p) => ({ ...p, maxCalls }));
+  const run = await runScan({ target: { kind: 'http', url }, probes, ...extra });
   const result = run.probes.find((p) => p.id === 'state/replay-principal');
   if (result === undefined) throw new Error('no replay result');
   return result;
@@ -44,7 +48,7 @@ async function scanFixture(mode: Mode): Promise<ProbeResult> {
 
 async function scanProbeServer(
   options: ProbeServerOptions,
-  extra: { timeoutMs?: number } = {},
+  extra: Extra = {},
 ): Promise<ProbeResult> {
   const server = await startProbeServer(options);
   open.push(server);
@@ -53,6 +57,8 @@ async function scanProbeServer(
 
 const labels = (r: ProbeResult): string[] =>
   r.evidence.flatMap((e) => ('label' in e ? [e.label] : []));
+const notes = (r: ProbeResult): string[] =>
+  r.evidence.flatMap((e) => (e.kind === 'note' ? [e.text] : []));
 const HELD = (observed: string) => ({
   aUntouchedRetryAccepted: { held: true, expected: "A's untouched retry is accepted", observed },
   bOwnFlowAccepted: { held: true, expected: "B's own flow is accepted (B is live)", observed },
@@ -227,6 +233,53 @@ describe('the principal-replay trial', () => {
     const r = await scanFixture('broken-flow');
     expect(r.verdict).toBe('errored');
     expect(r.reason).toMatch(/^A's untouched retry of \S+ did not work \(.+\)$/);
+  });
+
+  it("ends errored when the budget runs out at A's fresh round 1, before any replay", async () => {
+    // Six calls: A's and B's own flows; the replay's round 1 is not sent.
+    const r = await scanProbeServer({}, { maxCalls: 6 });
+    expect(r).toMatchObject({
+      verdict: 'errored',
+      reason: 'the budget ran out before the replay',
+      controls: {
+        ...HELD('accepted'),
+        serverTellsApart: { held: true, expected: APART, observed: '1 A-only token(s)' },
+      },
+      observations: [],
+    });
+    expect(labels(r)).toEqual(OWN_FLOWS);
+    expect(notes(r)).toEqual([
+      `not sent: tools/call '${ON_A[0]}' as A: the probe's budget of 6 calls is spent`,
+    ]);
+  });
+
+  it("ends errored when the budget runs out at B's replay itself, never reading it as no decision", async () => {
+    const r = await scanProbeServer({}, { maxCalls: 7 });
+    expect(r).toMatchObject({
+      verdict: 'errored',
+      reason: 'the budget ran out before the replay',
+      controls: {
+        ...HELD('accepted'),
+        serverTellsApart: { held: true, expected: APART, observed: '1 A-only token(s)' },
+      },
+    });
+    expect(labels(r)).toEqual([...OWN_FLOWS, ON_A[0]]);
+    expect(notes(r)).toEqual([
+      `not sent: tools/call '${ON_A[1]}' as B: the probe's budget of 7 calls is spent`,
+    ]);
+  });
+
+  it("ends errored when B's own flow on A's call, the attribution control, draws no decision", async () => {
+    // B's replay on A's call shows A's canary and principal; B's own round 1 there gets an HTTP 500.
+    const r = await scanProbeServer({ foreignAsk: true });
+    expect(r).toMatchObject({
+      verdict: 'errored',
+      reason: "B's own flow on A's call (attribution control) drew no decision",
+      controls: HELD('accepted'),
+      observations: [],
+    });
+    expect(Object.keys(r.controls)).toEqual(['aUntouchedRetryAccepted', 'bOwnFlowAccepted']);
+    expect(labels(r)).toEqual([...OWN_FLOWS, ...ON_A, ATTRIBUTION[0]]);
   });
 
   it('ends errored when the replay draws no decision (an HTTP 500), never refuted', async () => {

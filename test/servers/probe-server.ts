@@ -67,6 +67,20 @@ export interface ProbeServerOptions {
   readonly reads?: 'workspace' | 'owner' | 'refuse' | 'once' | 'once-then-500' | 'label-bound';
   /** Workspace ids are numbers counted up from 1. */
   readonly numericIds?: boolean;
+  /**
+   * Once a second principal has opened a workspace, the first one may open no more (a tool
+   * error): A's mint after B's fails while B's own succeeds.
+   */
+  readonly firstOpenerLocked?: boolean;
+  /** Every read also lists the caller's two newest workspaces (`recent`: id and label). */
+  readonly readsRecent?: boolean;
+  /** `read_workspace` also takes an optional free-form `note` (where a probe puts a canary). */
+  readonly readNote?: boolean;
+  /**
+   * Round 1 of `export_workspace` on a workspace the caller does not own fails with an empty
+   * HTTP 500: B's own flow on A's call draws no decision, while B's replay there is answered.
+   */
+  readonly foreignAsk?: boolean;
 }
 
 /** A running probe server. */
@@ -115,7 +129,18 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
           required: ['label'],
         },
       },
-      { ...flowTool('read_workspace', 'Read a workspace.'), annotations: { readOnlyHint: true } },
+      {
+        ...flowTool('read_workspace', 'Read a workspace.'),
+        ...(options.readNote
+          ? {
+              inputSchema: {
+                ...wsArg,
+                properties: { ...wsArg.properties, note: { type: 'string' } },
+              },
+            }
+          : {}),
+        annotations: { readOnlyHint: true },
+      },
       flowTool('export_workspace', 'Export a workspace. Asks to confirm.', { readOnlyHint: true }),
     );
   }
@@ -143,6 +168,8 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
   const readers = new Set<string>();
   let nextId = 0;
   let firstCaller: string | undefined;
+  const openers: string[] = [];
+  const opened = new Map<string, { id: string; key: string }[]>();
 
   const principalOf = (req: IncomingMessage): string =>
     options.identity === 'ignore'
@@ -200,8 +227,12 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
     )
       return text('not served', true);
     if (name === 'open_workspace') {
+      if (!openers.includes(principal)) openers.push(principal);
+      if (options.firstOpenerLocked && openers.length > 1 && principal === openers[0])
+        return text('no more workspaces for you', true);
       const id = options.numericIds ? String(++nextId) : `ws-${randomBytes(8).toString('hex')}`;
       const key = perCaller ? `${principal}\0${id}` : id;
+      opened.set(principal, [...(opened.get(principal) ?? []), { id, key }]);
       workspaces.set(key, { owner: principal, label: args['label'] ?? '' });
       const body = {
         workspace_id: options.numericIds ? Number(id) : id,
@@ -234,10 +265,19 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
           ...text(JSON.stringify({ owner: ws.owner })),
           structuredContent: { owner: ws.owner },
         };
+      if (options.readsRecent) {
+        const recent = (opened.get(principal) ?? []).slice(-2).map((w) => ({
+          workspace_id: w.id,
+          label: workspaces.get(w.key)?.label,
+        }));
+        const body = { ...ws, recent };
+        return { ...text(JSON.stringify(body)), structuredContent: body };
+      }
       return { ...text(JSON.stringify(ws)), structuredContent: ws };
     }
     if (state === undefined) {
       if (ws === undefined) return text('unknown workspace', true);
+      if (options.foreignAsk && ws.owner !== principal) throw new Fault('500');
       const once = `${principal}\0${args['workspace_id']}`;
       if (options.asksOnce && askedOnce.has(once)) return text(`${name} done without asking`);
       askedOnce.add(once);

@@ -46,6 +46,7 @@ export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Tri
   const b = prepB.ok
     ? await establish(ctx, prepB.prepared.call, 'B', `${subject} as B`)
     : undefined;
+  // Stryker disable next-line StringLiteral: unreachable, \`b\` is undefined only when \`prepB\` failed.
   const bWhy = b === undefined ? (prepB.ok ? '' : prepB.why) : establishedAs(b);
   check(trial, 'bOwnFlowAccepted', b?.ok === true, "B's own flow is accepted (B is live)", bWhy);
   if (!prepB.ok || b === undefined || !b.ok)

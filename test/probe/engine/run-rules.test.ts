@@ -277,6 +277,52 @@ describe('the runner, rule by rule', () => {
     });
   });
 
+  it('waits only a bounded grace for a request the cap could not abort, and ends without its exchange', async () => {
+    // Against a legacy server B's first request waits on B's own initialize, which runs on the
+    // session's limits, not the probe's: the cap's abort does not reach it while it hangs.
+    const legacy = await startHttpServer('legacy', ({ message, headers }) =>
+      message.method === 'initialize' && headers.authorization === `Bearer ${IDS.B}`
+        ? 'hang'
+        : undefined,
+    );
+    try {
+      const opened = await openSession(
+        { kind: 'http', url: legacy.url },
+        sessionOptions({ timeoutMs: 60_000 }),
+      );
+      sessions.push(opened.session);
+      let pending: Promise<Exchange> | undefined;
+      let settled = false;
+      const result = await runProbe(
+        inline(async (ctx) => {
+          pending = ctx.request('tools/list', {}, { identity: 'B', label: 'list as B' });
+          await pending;
+          settled = true;
+          return refuted('listed');
+        }),
+        opened.session,
+        { ...options, capMs: 200 },
+      );
+      expect(result).toMatchObject({
+        verdict: 'errored',
+        reason:
+          "did not finish within the probe's time cap (200 ms); still waiting on tools/list 'list as B' as B",
+      });
+      // The runner ended before the request did, so its exchange is not in the result.
+      expect(settled).toBe(false);
+      expect(result.evidence.map(labelOf)).not.toContain('list as B');
+      // Once the server is gone the initialize fails, and the request, aborted by the cap, ends.
+      await legacy.close();
+      expect((await pending!).outcome).toEqual({
+        kind: 'failure',
+        failure: 'deadline',
+        detail: "the probe's time cap (200 ms) passed",
+      });
+    } finally {
+      await legacy.close();
+    }
+  });
+
   it("aborts a request a probe left running when it finished, and keeps it out of the probe's evidence", async () => {
     let stray: Promise<Exchange> | undefined;
     let ctxKept: ProbeContext | undefined;
