@@ -57,7 +57,12 @@ export async function baselineOf(
   first: Resumed,
   send: Send,
   label: string,
-): Promise<{ baseline: Baseline; second?: Resumed; exchange: Exchange }> {
+): Promise<{ baseline: Baseline; second?: Resumed; exchange?: Exchange }> {
+  if (ctx.settings.ablate?.noise === true) {
+    // Ablated: the first run stands in for the second, so nothing is known to vary.
+    const view = viewOf(first);
+    return { baseline: { view, noise: noiseOf([view]), samples: 2 }, second: first };
+  }
   const again = await retryFresh(ctx, call, { ...send, label, change: (s) => s });
   const view = viewOf(first);
   const second = again.resumed;
@@ -111,6 +116,8 @@ export async function reflectionControl(
   plant: ((state: string, control: string) => string | undefined) | undefined,
 ): Promise<{ reflection: Reflection; control: string; detail: string }> {
   const control = makeCanary('control');
+  if (ctx.settings.ablate?.reflection === true)
+    return { reflection: 'not applicable', control, detail: 'the control was left out (ablated)' };
   if (plant === undefined)
     return { reflection: 'not applicable', control, detail: 'the state has no fields' };
   const r = await retryFresh(ctx, call, { ...send, change: (s) => plant(s, control) });

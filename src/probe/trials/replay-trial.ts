@@ -14,7 +14,7 @@ import {
   retryFresh,
   type Resumed,
 } from './rounds.js';
-import { distinctTokens, markersOf, showsMarker } from '../evidence/markers.js';
+import { distinctTokens, markersOf, markersShown } from '../evidence/markers.js';
 import { reflectionControl } from './experiment.js';
 import { plantControl } from './mutate.js';
 import { prepareCall, type FoundFlow } from './prepare.js';
@@ -108,12 +108,13 @@ export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Tri
     }
     acceptedOn ??= v.what;
     const answer = resumed.rounds.map(resultOf);
-    const counted = markers.filter((m) => showsMarker(answer, m));
+    const counted = markersShown(answer, markers);
     if (counted.length === 0) continue;
     const baseline = await v.baseline();
     if (baseline === undefined)
       return done(errored(`B's own flow on ${v.what} (attribution control) drew no decision`));
-    const attributed = counted.filter((m) => !baseline.some((b) => showsMarker(b, m)));
+    const seenAnyway = new Set(markersShown(baseline, counted));
+    const attributed = counted.filter((m) => !seenAnyway.has(m));
     if (attributed.length === 0) {
       trial.observations.push({
         label: 'A-data reaches B anyway',
@@ -167,6 +168,8 @@ export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Tri
   if (!told) return done(errored('the server did not show that it tells A and B apart'));
   if (acceptedOn === undefined)
     return done(refuted(`${subject} refused B's replay of A's untouched requestState`));
+  if (trial.observations.some((o) => o.label === 'shows back its state'))
+    return done(refuted(`B's replay of A's state showed A's data only by showing back the state`));
   trial.observations.push({
     label: "accepted, not shown to be A's",
     detail: `B's replay on ${acceptedOn} was accepted without A's canary or principal in the answer`,
