@@ -6,8 +6,10 @@ import {
   establishedAs,
   readOutcome,
   retryFresh,
+  viewOf,
   type Resumed,
 } from '../trials/rounds.js';
+import { differences } from '../evidence/positions.js';
 import { makeCanary, shows } from '../evidence/markers.js';
 import { planMutations, randomSameShape, type Mutation } from '../trials/mutate.js';
 import {
@@ -51,9 +53,12 @@ as they were (the state is not consulted), or changed them only where the server
 was sent. A timeout or 5xx on any try, or an untouched flow that cannot be repeated to learn its
 noise, is \`errored\`, never a refusal.
 
-Budget: 40 calls, at most 2 flows.`;
+A run of 8 changes refused exactly as the random blob was (the state is checked as a whole) ends
+the plan early. Budget: 40 calls, at most 2 flows.`;
 
 const MAX_CALLS = 40;
+/** Changes refused in a row exactly as the random blob was, after which the plan stops. */
+const WHOLE_CHECK_RUN = 8;
 
 export default defineProbe({
   id: 'state/tamper',
@@ -94,13 +99,17 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
     return done(errored(`the untouched retry of ${subject} did not work (${establishedAs(base)})`));
   const { shape } = base;
   const send = { owner: 'A' as const, shape };
-  const { baseline, second } = await baselineOf(
-    ctx,
-    call,
-    base.final,
-    send,
-    'the untouched flow again (what varies by itself)',
-  );
+  // The untouched flow again, to learn what varies by itself: sent only once an answer must be
+  // compared (a server that refuses every change needs no noise model).
+  let measured: ReturnType<typeof baselineOf> | undefined;
+  const noise = (): ReturnType<typeof baselineOf> =>
+    (measured ??= baselineOf(
+      ctx,
+      call,
+      base.final,
+      send,
+      'the untouched flow again (what varies by itself)',
+    ));
 
   const random = await retryFresh(ctx, call, {
     ...send,
@@ -117,7 +126,8 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
   );
   if (random.resumed === undefined || randomReading === 'failure')
     return done(errored('the random-blob control drew no decision'));
-  const randomChange = randomReading === 'accepted' ? changedFrom(baseline, random.resumed) : [];
+  const randomChange =
+    randomReading === 'accepted' ? changedFrom((await noise()).baseline, random.resumed) : [];
   if (randomReading === 'accepted')
     ctx.note(
       randomChange.length > 0
@@ -132,7 +142,17 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
   let reflection: { reflection: Reflection; detail: string } | undefined;
   let noDecision: string | undefined;
   let tries = 0;
+  // Refused exactly as the random blob was: the state is checked as a whole. After a run of those
+  // the rest of the plan would only repeat the answer, so it stops (the budget is the other bound).
+  let refusedAsRandom = 0;
+  const randomView = randomReading === 'refused' ? refusalOf(random.resumed) : undefined;
   for (const { round, m } of planned) {
+    if (refusedAsRandom >= WHOLE_CHECK_RUN) {
+      ctx.note(
+        `${WHOLE_CHECK_RUN} changes in a row were refused exactly as the random blob was; the remaining ${planned.length - tries} were not sent`,
+      );
+      break;
+    }
     const r = await retryFresh(ctx, call, {
       ...send,
       label: `changed requestState${round > 1 ? ` of round ${round}` : ''}: ${m.label}`,
@@ -149,7 +169,11 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
     tries++;
     const { reading, exchange } = r.resumed;
     if (reading === 'failure') noDecision ??= `"${m.label}": ${describe(exchange)}`;
+    if (reading === 'refused' && randomView !== undefined)
+      refusedAsRandom =
+        differences(randomView, refusalOf(r.resumed)).length === 0 ? refusedAsRandom + 1 : 0;
     if (reading !== 'accepted') continue;
+    const { baseline, second } = await noise();
     const change = changedFrom(baseline, r.resumed);
     const planted =
       m.marker !== undefined && r.resumed.rounds.some((e) => shows(e.outcome, m.marker ?? ''));
@@ -168,8 +192,9 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
       m.withControl,
     );
     if (reflection.reflection === 'reflected') {
+      // It shows back whatever it gets: every later change would be read the same way.
       reflected.push(m.label);
-      continue;
+      break;
     }
     if (reflection.reflection === 'failure') {
       noDecision ??= `the reflection control drew no decision (${reflection.detail})`;
@@ -211,6 +236,11 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
       `${subject} accepted ${noEffect.length} changed requestState(s), none of which changed its answer beyond its noise`,
     ),
   );
+}
+
+/** The refusal a flow ended with, as leaves (its sent states masked). */
+function refusalOf(resumed: Resumed): ReturnType<typeof viewOf> {
+  return viewOf({ ...resumed, rounds: [resumed.exchange] });
 }
 
 /**

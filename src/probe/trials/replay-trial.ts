@@ -83,6 +83,7 @@ export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Tri
     { what: "B's own call", retryCall: prepB.prepared.call, baseline: async () => answersOf(b) },
   ];
   let refusedOnA = false;
+  let control: Awaited<ReturnType<typeof reflectionControl>> | undefined;
   let acceptedOn: string | undefined;
   for (const v of variants) {
     const label = `B sends A's untouched state on ${v.what}`;
@@ -126,7 +127,8 @@ export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Tri
       return done(errored('the server did not show that it tells A and B apart'));
     // Did the server act on A's state, or only show back the state B sent? The same replay with a
     // control canary planted in a field the state never had.
-    const control = await reflectionControl(
+    // Whether the server shows back its state does not depend on the call: asked once.
+    control ??= await reflectionControl(
       ctx,
       call,
       {
