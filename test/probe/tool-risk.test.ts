@@ -24,14 +24,23 @@ describe('riskReason', () => {
     tool('calc', 'Evaluate an expression.', ['input']),
     tool('report', 'Returns rows.', ['sql']),
     tool('get_page', 'Returns a page.', ['url']),
-    tool('notes', 'Read a file from disk.'),
     tool('notes', 'Returns notes.', ['filePath']),
     tool('hook', 'Calls back.', ['callback_url']),
-    tool('read_file', 'Returns something.'),
-    tool('file_info', 'Returns something.'),
-    tool('file', 'Returns something.'),
+    tool('read_file', 'Returns something.', ['path']),
+    tool('datei_lesen', 'Liest eine Datei.', ['pfad']),
+    tool('file_info', 'Returns something.', ['filename']),
+    tool('konto_loeschen', 'Löscht ein Konto.', ['kontonummer']),
+    tool('yoyaku_torikeshi', '予約を取り消します。', ['yoyaku_id']),
   ])('leaves %j alone', (t) => {
     expect(riskReason(t)).toBeDefined();
+  });
+
+  it('reads the role of a parameter, not the words of a tool that takes none', () => {
+    // Which file a parameterless tool reads is the server's choice: no canary becomes a path.
+    expect(riskReason(tool('read_file', 'Read a file from disk.'))).toBeUndefined();
+    expect(
+      riskReason(tool('upload_document', 'Uploads a document.', ['title', 'markdown'])),
+    ).toBeUndefined();
   });
 
   it('clears the fixture tools that are not destructive, and an ordinary handle pair', () => {
