@@ -37,8 +37,8 @@ export const DESTROY: readonly string[] = [
   'unpublish*', 'notify', 'notifies', 'notified', 'notifying', 'pay', 'pays', 'paid', 'paying',
   'payment', 'payments', 'payout*', 'charge', 'charges', 'charged', 'charging', 'transfer*',
   'refund*', 'deploy*', 'undeploy*', 'merge', 'merges', 'merged', 'merging', 'overwrit*',
-  'reset', 'resets', 'resetting', 'ban', 'bans', 'banned', 'banning', 'unban*', 'archiv*',
-  'unarchiv*', 'withdraw*', 'shutdown', 'uninstall*', 'unlink*', 'disabl*', 'deactivat*', 'rm',
+  'reset', 'resets', 'resetting', 'ban', 'bans', 'banned', 'banning', 'unban*',
+  'withdraw*', 'shutdown', 'uninstall*', 'unlink*', 'disabl*', 'deactivat*', 'rm',
   'rmdir', 'expung*', 'shred*', 'flush*', 'discard*', 'evict*', 'suspend*', 'unregister*',
   'deregister*', 'unsubscrib*', 'purchas*', 'buy', 'buys', 'buying', 'bought', 'checkout',
   'rollback*', 'revert*', 'restor*', 'invite', 'invites', 'inviting', 'broadcast*', 'tweet',
@@ -162,7 +162,7 @@ export const MODIFY: readonly string[] = [
   'assign*', 'unassign*', 'reassign*', 'enabl*', 'toggl*', 'install*', 'upgrad*', 'downgrad*', 'write',
   'writes', 'writing', 'mutat*', 'alter', 'alters', 'upsert*', 'configure', 'configures',
   'apply', 'applies', 'commit', 'commits', 'rewrite*', 'rotate', 'rotates', 'migrat*',
-  'import*',
+  'archiv*', 'unarchiv*',
   // German
   'aktualisier*', 'ändern', 'ändert', 'änderung*', 'setzen', 'setzt', 'bearbeit*', 'verschieb*',
   'umbenenn*', 'ersetz*', 'aktivier*', 'install*', 'schreib*', 'festleg*', 'einstellen',
@@ -408,8 +408,8 @@ export const NEGATION_AFTER_CJK: readonly string[] = [
 // prettier-ignore
 export const CONJUNCTIONS: readonly string[] = [
   'and', 'then', 'also', 'or', 'und', 'dann', 'sowie', 'oder', 'et', 'puis', 'ensuite', 'ou',
-  'y', 'luego', 'e', 'depois', 'poi', 'quindi', 'o', 'en', 'dan', 'daarna', 'of', 'i', 'oraz',
-  'potem', 'lub', 'и', 'затем', 'потом', 'или', 've', 'sonra', 'ardindan', 'veya', 'ya',
+  'y', 'luego', 'e', 'depois', 'poi', 'quindi', 'o', 'dan', 'daarna', 'i', 'oraz',
+  'potem', 'lub', 'и', 'затем', 'потом', 'или', 've', 'sonra', 'ardindan', 'veya', 
 ];
 
 /** Description phrases that say an effect cannot be undone (folded). */

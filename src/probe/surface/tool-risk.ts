@@ -89,6 +89,8 @@ const EXECUTE_C = compile(EXECUTE);
 const CREATE_C = compile(CREATE);
 const NEGATION_SET = new Set(NEGATIONS.map(fold));
 const CONJUNCTION_SET = new Set(CONJUNCTIONS.map(fold));
+// A name that starts with one of these asks a question (`is_deleted`, `has_cancelled`).
+const READ_NAME_ONLY = new Set(['is', 'has', 'was', 'can', 'should', 'does']);
 // Words a glued name starts or ends with that only look like a verb of the lexicon.
 const GLUE_EXCEPTIONS = new Set(
   (
@@ -145,7 +147,7 @@ function isReader(w: string): boolean {
     const bare = w.replace(CJK_ENDINGS, '');
     return READ_C.unspaced.some((e) => bare.startsWith(e) || bare.endsWith(e));
   }
-  if (matchWord(READ_C, w, false) !== undefined) return true;
+  if (matchWord(READ_C, w, false) !== undefined || READ_NAME_ONLY.has(w)) return true;
   if (w.length < 7 || GLUE_EXCEPTIONS.has(w)) return false;
   for (const e of READ_C.exact)
     if (e.length >= 3 && w.length - e.length >= 4 && w.startsWith(e)) return true;
