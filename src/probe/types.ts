@@ -180,6 +180,11 @@ export interface RequestOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Send to the peer (`--peer`, `--peer-stdio`) instead of the target. */
   readonly via?: 'peer';
+  /**
+   * HTTP: send no credential at all: no `Authorization`, no `--identity-header`, no `--header`,
+   * no session id. For requests whose only question is a header check (`transport/origin`).
+   */
+  readonly anonymous?: true;
 }
 
 /** A connection to the target that sends requests as either identity. */
