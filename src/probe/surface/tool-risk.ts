@@ -762,8 +762,11 @@ export function createMintedValues(): MintedValues {
       const tool = source?.tool;
       const mints = tool !== undefined && !judgeTool(tool).reads;
       const sentHere = sentNow(source?.args);
-      walk(value, 0, (key) => {
-        if (ours.has(key) || handed.has(key) || sentHere.has(key)) return;
+      // Each value once per answer: the same answer naming it twice is one handing-out.
+      const keys = new Set<string>();
+      walk(value, 0, (key) => keys.add(key));
+      for (const key of keys) {
+        if (ours.has(key) || handed.has(key) || sentHere.has(key)) continue;
         const by = created.get(key);
         if (by === undefined) {
           if (mints) created.set(key, tool.name);
@@ -773,7 +776,7 @@ export function createMintedValues(): MintedValues {
           created.delete(key);
           handed.add(key);
         }
-      });
+      }
     },
     sent(args) {
       walk(args, 0, (key) => {
