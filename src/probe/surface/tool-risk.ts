@@ -508,7 +508,8 @@ function judge(tool: ToolInfo): ToolJudgement {
   const description = typeof tool.description === 'string' ? tool.description : '';
 
   let destructive: string | undefined;
-  if (ann !== undefined && !cleared)
+  // An explicit `destructiveHint: true` wins over everything, `readOnlyHint: true` included.
+  if (ann !== undefined && (!cleared || ann['destructiveHint'] === true))
     destructive =
       ann['destructiveHint'] === true
         ? 'declares destructiveHint: true'
@@ -518,7 +519,8 @@ function judge(tool: ToolInfo): ToolJudgement {
   const byName = nameVerb(tool.name) ?? (title ? nameVerb(title) : undefined);
   if (destructive === undefined && byName !== undefined && (byName.kind === 'destroy' || !cleared))
     destructive = `its ${nameVerb(tool.name) ? 'name' : 'title'} says "${byName.word}"`;
-  const byDescription = description && !readOnly ? descriptionVerb(description) : undefined;
+  // A description that says it deletes counts even under `readOnlyHint: true`: hints are hints.
+  const byDescription = description ? descriptionVerb(description) : undefined;
   if (
     destructive === undefined &&
     byDescription !== undefined &&
@@ -622,7 +624,7 @@ export function executionReason(tool: ToolInfo): string | undefined {
  */
 export function riskReason(tool: ToolInfo): string | undefined {
   const j = judgeTool(tool);
-  if (j.destructive !== undefined) return `may destroy data or act on others: ${j.destructive}`;
+  if (j.destructive !== undefined) return `may destroy data: ${j.destructive}`;
   if (j.execution !== undefined)
     return `may run commands, code or queries, fetch URLs or touch files: ${j.execution}`;
   return undefined;
