@@ -16,20 +16,20 @@ the server has it, \`initialize\` on a 2025-11-25 server, else \`tools/list\`), 
 \`ping\`, three times and **without any credential** (no \`Authorization\`, no identity header, no
 \`--header\`, no session id: behind a shared ingress a foreign \`Host\` reaches another application,
 which must not receive the user's token): once as any client would, once with
-\`Origin: ${'https://stateguard-rebinding.invalid'}\`, once with a foreign \`Host\`. **Confirmed** when the
-foreign-Origin request gets the ordinary answer (a 2xx JSON-RPC result), or exactly the answer the
-same request got without it when that answer is a demand for credentials (HTTP 401): the Origin was
-not refused with the 403 the MUST requires. **Refuted** on 403 where the request without the
-foreign Origin did not get 403. Anything else (another 4xx, a 5xx, a timeout, an in-band error,
+\`Origin: ${'https://stateguard-rebinding.invalid'}\`, once with a foreign \`Host\`. A server that
+answers 401 without credentials says nothing about its Origin check that way, so the ordinary and
+the foreign-Origin requests are then sent again as A, to the target's own \`Host\` (the foreign-Host
+request never carries a credential). **Confirmed** when the foreign-Origin request gets the ordinary
+answer (a 2xx JSON-RPC result). **Refuted** on 403. Anything else (another 4xx, a 5xx, a timeout, an in-band error,
 403 to both) is \`errored\` with the answers named: an outage is never read either way.
 
-Control: the same request without the foreign \`Origin\` draws a decision (a result, or 401), so a
-403 means the Origin and not the request. A foreign \`Host\` header is a separate defence (it stops
+Control: the same request without the foreign \`Origin\` is answered with a result, so a 403 means
+the Origin and not the request. A foreign \`Host\` header is a separate defence (it stops
 rebinding even from clients that send no Origin); it is tried once and reported as an observation,
 never as this probe's verdict. Runs on 2025-11-25 servers too; skipped over stdio, which has no
 Origin.
 
-Budget: 3 calls.`;
+Budget: 5 calls.`;
 
 /** The Origin of a page that is not the server's: reserved, so it can never be a real one. */
 export const FOREIGN_ORIGIN = 'https://stateguard-rebinding.invalid';
@@ -55,7 +55,7 @@ export default defineProbe({
   severity: 'medium',
   rationale: RATIONALE.trim(),
   references: [TRANSPORT_ORIGIN],
-  maxCalls: 3,
+  maxCalls: 5,
   runsOnLegacy: true,
   async run(ctx) {
     if (ctx.transport !== 'http')
@@ -74,29 +74,42 @@ export default defineProbe({
             clientInfo: { name: 'stateguard', version: '0' },
           }
         : {};
-    const send = (label: string, headers?: Record<string, string>): Promise<Exchange> =>
+    const send = (
+      label: string,
+      headers?: Record<string, string>,
+      credentials = false,
+    ): Promise<Exchange> =>
       ctx.request(method, params, {
         identity: 'A',
-        label: `${label}, without credentials`,
-        anonymous: true,
+        label: credentials ? `${label}, as A` : `${label}, without credentials`,
+        ...(credentials ? {} : { anonymous: true }),
         ...(headers === undefined ? {} : { headers }),
       });
-    const plain = await send(method);
-    const decided = ordinary(plain) || statusOf(plain) === 401;
+    // Asked without credentials first. A server that demands them answers 401 whatever the Origin,
+    // which says nothing about the Origin check; then the Origin question (never the Host one: a
+    // foreign Host may reach another application behind a shared ingress) is asked again as A, to
+    // the target's own Host, which reaches this application and no other.
+    const anonymous = await send(method);
+    const needsCredentials = statusOf(anonymous) === 401;
+    const plain = needsCredentials ? await send(method, undefined, true) : anonymous;
+    const decided = ordinary(plain);
     ctx.control('ordinaryRequestAnswered', {
       held: decided,
-      expected:
-        'the request without a foreign Origin draws a decision (a result, or 401 for credentials)',
-      observed: answered(plain),
+      expected: 'the request without a foreign Origin is answered with a result',
+      observed: needsCredentials
+        ? `without credentials: ${answered(anonymous)}; as A: ${answered(plain)}`
+        : answered(plain),
     });
     if (!decided) return errored(`the ordinary request was not answered (${answered(plain)})`);
 
-    const foreign = await send(`${method} with Origin ${FOREIGN_ORIGIN}`, {
-      origin: FOREIGN_ORIGIN,
-    });
+    const foreign = await send(
+      `${method} with Origin ${FOREIGN_ORIGIN}`,
+      { origin: FOREIGN_ORIGIN },
+      needsCredentials,
+    );
     const host = await send(`${method} with Host ${FOREIGN_HOST}`, { host: FOREIGN_HOST });
     // An observation only: the Host check is a defence of its own, not the Origin MUST.
-    const hostServed = statusOf(host) !== undefined && statusOf(host) === statusOf(plain);
+    const hostServed = statusOf(host) !== undefined && statusOf(host) === statusOf(anonymous);
     ctx.observe(
       hostServed ? 'Host not checked' : 'Host checked',
       hostServed
@@ -104,15 +117,11 @@ export default defineProbe({
         : `a request naming Host ${FOREIGN_HOST} was not served (${answered(host)})`,
     );
 
-    if (statusOf(foreign) === 403 && statusOf(plain) !== 403)
+    if (statusOf(foreign) === 403)
       return refuted(`the request with Origin ${FOREIGN_ORIGIN} was refused (HTTP 403)`);
     if (ordinary(foreign))
       return confirmed(
         `the request with Origin ${FOREIGN_ORIGIN} was served like any other (${answered(foreign)}): no Origin validation, open to DNS rebinding`,
-      );
-    if (statusOf(foreign) === 401 && statusOf(plain) === 401)
-      return confirmed(
-        `the request with Origin ${FOREIGN_ORIGIN} drew exactly the answer it drew without it (HTTP 401, a demand for credentials), not the 403 an invalid Origin MUST get: the Origin is not validated`,
       );
     return errored(
       `the request with a foreign Origin drew neither 403 nor the ordinary answer (${answered(foreign)}; without it: ${answered(plain)})`,
