@@ -13,7 +13,7 @@
  * judges markers through this module.
  */
 import { decodeBlob } from '../trials/mutate.js';
-import { MAX_TEXT, shows, showsMarker, textOf, tokensOf, type Marker } from './markers.js';
+import { MAX_TEXT, markersShown, shows, textOf, tokensOf, type Marker } from './markers.js';
 
 /**
  * The base64 forms of `marker` at each of the three byte alignments it can take inside a longer
@@ -341,10 +341,10 @@ export function attributable(
   options: CarryOptions = {},
 ): { counted: Marker[]; attributed: Marker[] } {
   const opts = echoAware(answer, request, options);
-  const counted = markers.filter(
-    (m) => m.value.length > 0 && showsMarker(answer, m) && !carries(request, m.value, opts),
-  );
-  const attributed = counted.filter((m) => !baselines.some((b) => showsMarker(b, m)));
+  // Each answer is read once, whatever the number of markers.
+  const counted = markersShown(answer, markers).filter((m) => !carries(request, m.value, opts));
+  const seen = new Set(baselines.flatMap((b) => markersShown(b, counted)));
+  const attributed = counted.filter((m) => !seen.has(m));
   return { counted, attributed };
 }
 
