@@ -40,8 +40,10 @@ const MAX_FOUND = 64;
 /** Most values offered from one deterministic mint. */
 export const MAX_HELD = 12;
 
-// Where a result says what kind of result it is or carries the flow's state: never a handle.
-const PROTOCOL_PATHS = /^(?:requestState|resultType|isError)(?:$|[.#])|(?:^|\.)(?:type|mimeType)$/;
+// Where a result says what kind of result it is, carries the flow's state, or holds what the
+// protocol's own `_meta` namespace says (the server's name and version): never a handle.
+const PROTOCOL_PATHS =
+  /^(?:requestState|resultType|isError)(?:$|[.#])|(?:^|\.)(?:type|mimeType)$|(?:^|\.)_meta\.io\.modelcontextprotocol\//;
 
 /** The kind of place a leaf sits in, from its path. */
 function kindOf(path: string): Found['kind'] {
