@@ -2,7 +2,8 @@
  * `npm run demo`: start every fixture mode on both transports, scan each with every probe, and print
  * the verdict matrix (mode × probe × transport) next to what the fixture says each must be. Then
  * three targets that cannot answer (a missing command, a closed port, a hanging server) show that
- * the scanner ends within its deadline with `errored`, never a green verdict.
+ * the scanner ends within its deadline with `errored`, never a green verdict. The foreign twins and
+ * the first attempts (src/fixture/first-attempts) follow as two more matrices.
  *
  * Exits 0 when every verdict is the expected one, 1 otherwise. Everything started is stopped.
  */
@@ -22,6 +23,7 @@ import type { RunReport, Target, TransportKind } from './probe/types.js';
 import { FOREIGN_TWINS } from './fixture/foreign/index.js';
 import { startForeign } from './fixture/foreign/targets.js';
 import type { ForeignTwin } from './fixture/foreign/twin.js';
+import { FIRST_ATTEMPT_TWINS } from './fixture/first-attempts/index.js';
 import { pool } from './cli/pool.js';
 
 // Run from dist/ (node) or from src/ (tsx): spawn the matching CLI for the stdio fixtures.
@@ -61,11 +63,13 @@ async function scanForeign(
   twin: ForeignTwin,
   variant: string,
   transport: TransportKind,
+  extra: Readonly<Record<string, string>> = {},
 ): Promise<Row> {
   const started = await startForeign(twin, variant, transport);
   try {
     const report = await runScan({ target: started.target, probes: PROBES, ...started.options });
-    return { name: `${twin.id} ${variant}`, transport, report, expected: twin.expected[variant] };
+    const expected = { ...twin.expected[variant], ...extra };
+    return { name: `${twin.id} ${variant}`, transport, report, expected };
   } finally {
     await started.close();
   }
@@ -230,15 +234,32 @@ async function main(): Promise<number> {
       twin.transports.map((transport) => () => scanForeign(twin, variant, transport)),
     ),
   );
+  // First attempts: every host checks Origin, so transport/origin is refuted over HTTP.
+  const firsts = FIRST_ATTEMPT_TWINS.flatMap((twin) =>
+    twin.variants.flatMap((variant) =>
+      twin.transports.map(
+        (transport) => () =>
+          scanForeign(
+            twin,
+            variant,
+            transport,
+            transport === 'http' ? { 'transport/origin': 'refuted' } : {},
+          ),
+      ),
+    ),
+  );
   const [rows, dead] = await Promise.all([pool(tasks, 6), scanDead()]);
   const extras = await scanExtras();
   const foreignRows = await pool(foreign, 6);
+  const firstRows = await pool(firsts, 6);
   const workspace = render([...rows, ...extras, ...dead]);
   const others = render(foreignRows);
-  const mismatches = [...workspace.mismatches, ...others.mismatches];
+  const first = render(firstRows);
+  const mismatches = [...workspace.mismatches, ...others.mismatches, ...first.mismatches];
   process.stdout.write(
     `stateguard demo: every fixture mode × both transports × every probe\n\n${workspace.text}\n\n` +
-      `the foreign twins: other domains, names, shapes and SDKs (src/fixture/foreign)\n\n${others.text}\n\n`,
+      `the foreign twins: other domains, names, shapes and SDKs (src/fixture/foreign)\n\n${others.text}\n\n` +
+      `first attempts: first multi-round tools as SDK examples show them (src/fixture/first-attempts)\n\n${first.text}\n\n`,
   );
   if (unwitnessed.length > 0) {
     process.stdout.write(`no fixture witness for: ${unwitnessed.map((p) => p.id).join(', ')}\n`);

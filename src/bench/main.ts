@@ -20,6 +20,7 @@ import { mcpRoundTripSuite } from './suites/mcp-roundtrip.js';
 import { redisLedgerSuite } from './suites/redis-ledger.js';
 import { requestStateSuite } from './suites/request-state.js';
 import { scanTimeSuite } from './suites/scan-time.js';
+import { stabilitySuite } from './suites/stability.js';
 
 /** Every suite, in run order. Add new suites here. */
 const SUITES: readonly BenchSuite[] = [
@@ -30,6 +31,7 @@ const SUITES: readonly BenchSuite[] = [
   mcpRoundTripSuite,
   scanTimeSuite,
   configScanSuite,
+  stabilitySuite,
 ];
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -27,6 +27,12 @@ export interface ProbeSettings {
   readonly expiryWaitMs?: number;
   /** `--peer` / `--peer-stdio`: another instance of the same deployment. */
   readonly peer?: Target;
+  /**
+   * Development only (no flag sets it): leave out a part of the experiments, to show in a test that
+   * the part is load-bearing. `noise`: the untouched flow is not repeated, so nothing is known to
+   * vary by itself; `reflection`: the control canary is not planted, so showing back reads as acting.
+   */
+  readonly ablate?: { readonly noise?: boolean; readonly reflection?: boolean };
 }
 
 /** A probe's own conclusion, before the runner applies the controls. */

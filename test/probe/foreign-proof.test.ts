@@ -7,11 +7,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FOREIGN_TWINS } from '../../src/fixture/foreign/index.js';
-import { startForeign, type ForeignTarget } from '../../src/fixture/foreign/targets.js';
-import type { ForeignTwin } from '../../src/fixture/foreign/twin.js';
-import { PROBES } from '../../src/probe/registry.js';
-import { runScan } from '../../src/probe/scan.js';
 import type { RunReport } from '../../src/probe/types.js';
+import { itHasVerdict, twinScans } from '../helpers/twin-scans.js';
 
 /**
  * Where each twin hides what discovery must find, and the recipe it must find it by: one discovery
@@ -73,50 +70,9 @@ const FORMS: Record<
   },
 };
 
-/** Every scan, started at once a few at a time (they wait on I/O far more than on the CPU). */
-const CONCURRENCY = 4;
-const scans = new Map<string, Promise<RunReport>>();
-const queue: (() => void)[] = [];
-let running = 0;
-function scheduled(key: string, scan: () => Promise<RunReport>): Promise<RunReport> {
-  const done = new Promise<RunReport>((resolve, reject) => {
-    const start = (): void => {
-      running++;
-      scan()
-        .then(resolve, reject)
-        .finally(() => {
-          running--;
-          queue.shift()?.();
-        });
-    };
-    if (running < CONCURRENCY) start();
-    else queue.push(start);
-  });
-  scans.set(key, done);
-  return done;
-}
+const scans = twinScans(4);
 
-async function scanOnce(
-  twin: ForeignTwin,
-  variant: string,
-  transport: 'http' | 'stdio',
-): Promise<RunReport> {
-  const started: ForeignTarget = await startForeign(twin, variant, transport);
-  try {
-    return await runScan({ target: started.target, probes: PROBES, ...started.options });
-  } finally {
-    await started.close();
-  }
-}
-
-beforeAll(() => {
-  for (const twin of FOREIGN_TWINS)
-    for (const variant of twin.variants)
-      for (const transport of twin.transports)
-        void scheduled(`${twin.id} ${variant} ${transport}`, () =>
-          scanOnce(twin, variant, transport),
-        ).catch(() => undefined);
-});
+beforeAll(() => scans.startAll(FOREIGN_TWINS));
 
 for (const twin of FOREIGN_TWINS) {
   for (const variant of twin.variants) {
@@ -125,7 +81,7 @@ for (const twin of FOREIGN_TWINS) {
         let report: RunReport;
 
         beforeAll(async () => {
-          report = await (scans.get(`${twin.id} ${variant} ${transport}`) as Promise<RunReport>);
+          report = await scans.report(twin, variant, transport);
         }, 120_000);
 
         const form = FORMS[twin.id];
@@ -154,14 +110,8 @@ for (const twin of FOREIGN_TWINS) {
         }
 
         const expected = twin.expected[variant] ?? {};
-        for (const [id, verdict] of Object.entries(expected)) {
-          it(`${id} is ${verdict}`, () => {
-            const r = report.probes.find((p) => p.id === id);
-            expect({ verdict: r?.verdict, reason: r?.reason }).toMatchObject({ verdict });
-            if (verdict === 'confirmed' || verdict === 'refuted')
-              expect(Object.values(r?.controls ?? {}).every((c) => c.held)).toBe(true);
-          });
-        }
+        for (const [id, verdict] of Object.entries(expected))
+          itHasVerdict(() => report, id, verdict);
       });
     }
   }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   decodeBlob,
@@ -43,7 +44,7 @@ describe('decoding a requestState', () => {
   it('re-encodes with every other segment exactly as issued', () => {
     const blob = `${b64url}.SIGNATURE_AS_ISSUED`;
     const decoded = decodeBlob(blob)!;
-    const out = encodeBlob(decoded, { ...state, principal: 'mallory' });
+    const out = encodeBlob(decoded, { ...state, principal: 'mallory' })!;
     expect(out.endsWith('.SIGNATURE_AS_ISSUED')).toBe(true);
     expect(decodeJson(out.split('.')[0]!)).toMatchObject({ principal: 'mallory', role: 'viewer' });
   });
@@ -52,15 +53,18 @@ describe('decoding a requestState', () => {
 describe('planned mutations', () => {
   const canary = 'sg-state-canary';
   const plans = planMutations(`${b64url}.sig`, canary);
+  const fields = (ps: readonly { label: string }[]) => ps.map((p) => p.label.split(/[ :]/)[0]);
 
-  it('come most telling first: principal, role, approval, expiry, amount, target', () => {
-    expect(plans.map((p) => p.label.split(':')[0])).toEqual([
+  it('change every field, whatever its name, most telling first', () => {
+    expect(fields(plans)).toEqual([
       'principal',
+      'role',
       'role',
       'approved',
       'exp',
       'amount',
       'workspace_id',
+      'step',
     ]);
   });
 
@@ -69,12 +73,26 @@ describe('planned mutations', () => {
     const decoded = results.map((r) => decodeJson(r.split('.')[0]!) as Record<string, unknown>);
     expect(results.every((r) => r.endsWith('.sig'))).toBe(true);
     expect(decoded[0]).toEqual({ ...state, principal: canary });
-    expect(decoded[1]).toEqual({ ...state, role: 'admin' });
-    expect(decoded[2]).toEqual({ ...state, approved: true });
-    expect(decoded[3]).toEqual({ ...state, exp: state.exp + 1e7 });
-    expect(decoded[4]).toEqual({ ...state, amount: 10_000 });
-    expect(decoded[5]).toEqual({ ...state, workspace_id: canary });
+    expect(decoded[1]).toEqual({ ...state, role: canary });
+    expect(decoded[2]).toEqual({ ...state, role: 'admin' });
+    expect(decoded[3]).toEqual({ ...state, approved: true });
+    expect(decoded[4]).toEqual({ ...state, exp: state.exp + 1e7 });
+    expect(decoded[5]).toEqual({ ...state, amount: 10_000 });
+    expect(decoded[6]).toEqual({ ...state, workspace_id: canary });
+    expect(decoded[7]).toEqual({ ...state, step: canary });
     expect(plans[0]!.marker).toBe(canary);
+  });
+
+  it('plant a control beside the changed field, which the change alone never has', () => {
+    const out = plans[0]!.withControl!(`${b64url}.sig`, 'sg-control-x')!;
+    const value = decodeJson(out.split('.')[0]!) as Record<string, unknown>;
+    const controlKey = Object.keys(value).find((k) => !(k in state))!;
+    expect(value[controlKey]).toBe('sg-control-x');
+    expect({ ...value, [controlKey]: undefined }).toEqual({
+      ...state,
+      principal: canary,
+      [controlKey]: undefined,
+    });
   });
 
   it('apply to a fresh blob of the same structure, and skip one without the field', () => {
@@ -84,6 +102,66 @@ describe('planned mutations', () => {
     });
     const without = Buffer.from(JSON.stringify({ step: 'x' })).toString('base64url');
     expect(plans[0]!.apply(`${without}.x`)).toBeUndefined();
+  });
+
+  it('open JSON held inside a string field', () => {
+    const blob = JSON.stringify({ v: 1, inner: JSON.stringify({ user: 'alice' }) });
+    const first = planMutations(blob, canary)[0]!;
+    expect(first.label).toContain('inner.(json).user');
+    const out = JSON.parse(first.apply(blob)!) as { inner: string };
+    expect(JSON.parse(out.inner)).toEqual({ user: canary });
+  });
+
+  it("put a later round's value into an earlier round's state (a skipped step)", () => {
+    const r1 = JSON.stringify({ step: 'draft', title: 't' });
+    const r2 = JSON.stringify({ step: 'pending_approval', title: 't' });
+    const skip = planMutations(r1, canary, { later: [r2] })[0]!;
+    expect(skip.label).toContain('later round');
+    expect(JSON.parse(skip.apply(r1)!)).toEqual({ step: 'pending_approval', title: 't' });
+  });
+
+  it('send a JWS with alg none and no signature, and with a header field changed', () => {
+    const header = Buffer.from(JSON.stringify({ alg: 'HS256', kid: 'k1' })).toString('base64url');
+    const jws = `${header}.${b64url}.c2lnbmF0dXJl`;
+    const jplans = planMutations(jws, canary);
+    const none = jplans.find((p) => p.label.includes('alg none'))!;
+    const [h, body, sig] = none.apply(jws)!.split('.');
+    expect(JSON.parse(Buffer.from(h!, 'base64url').toString())).toEqual({ alg: 'none', kid: 'k1' });
+    expect(decodeJson(body!)).toMatchObject({ principal: canary });
+    expect(sig).toBe('');
+    const kid = jplans.find((p) => p.label.includes('header kid'))!;
+    expect(JSON.parse(Buffer.from(kid.apply(jws)!.split('.')[0]!, 'base64url').toString())).toEqual(
+      {
+        alg: 'HS256',
+        kid: canary,
+      },
+    );
+  });
+
+  it('recompute an unkeyed digest of the body, beside it or inside it', () => {
+    const sha = (t: string) => createHash('sha256').update(t).digest('hex');
+    const beside = `${b64url}.${sha(b64url)}`;
+    const out = planMutations(beside, canary)[0]!.apply(beside)!;
+    const [body, digest] = out.split('.');
+    expect(digest).toBe(sha(body!));
+    expect(decodeJson(body!)).toMatchObject({ principal: canary });
+    const md5 = (t: string) => createHash('md5').update(t).digest('base64');
+    const inside = JSON.stringify({ user: 'alice', check: md5(JSON.stringify({ user: 'alice' })) });
+    const changed = JSON.parse(planMutations(inside, canary)[0]!.apply(inside)!) as Record<
+      string,
+      string
+    >;
+    expect(changed).toEqual({ user: canary, check: md5(JSON.stringify({ user: canary })) });
+  });
+
+  it('stay bounded on a huge nested state', () => {
+    const deep = '['.repeat(100_000) + '"x"' + ']'.repeat(100_000);
+    const wide = `{"a":${deep},"b":[${Array.from({ length: 100_000 }, (_, i) => i).join(',')}]}`;
+    const plans = planMutations(wide, canary);
+    expect(plans.length).toBeGreaterThan(0);
+    expect(plans.length).toBeLessThanOrEqual(2 * 128);
+    // A change that cannot be re-encoded (too deep to write back) is no change, never a crash.
+    for (const p of plans.slice(0, 3)) expect(() => p.apply(wide)).not.toThrow();
   });
 
   it('fall back to character flips for an opaque blob', () => {

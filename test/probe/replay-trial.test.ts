@@ -100,7 +100,7 @@ describe('the principal-replay trial', () => {
     const r = await scanProbeServer({ identity: 'honour' });
     expect(r.verdict).toBe('confirmed');
     expect(r.reason).toBe(
-      "B replayed A's untouched requestState on A's call and was served A (A's principal came back)",
+      "B replayed A's untouched requestState on A's call and was served A (A's principal came back: <identity-A>), which B's own flow there does not show",
     );
     expect(r.controls).toMatchObject({
       aUntouchedRetryAccepted: { held: true, expected: "A's untouched retry is accepted" },
@@ -113,7 +113,7 @@ describe('the principal-replay trial', () => {
     expect(canaryBack).toMatchObject({
       verdict: 'confirmed',
       reason:
-        "B replayed A's untouched requestState on A's call and was served A's data (A's canary came back)",
+        "B replayed A's untouched requestState on A's call and was served A's data (A's canary came back), which B's own flow there does not show",
     });
   });
 

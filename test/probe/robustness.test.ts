@@ -81,7 +81,8 @@ const verdicts = (r: RunReport): string[] =>
 describe('the flawed twin behind a proxy, every tools/call answer mangled', () => {
   it('is confirmed four times over when the proxy relays faithfully', async () => {
     const proxy = await behindProxy('flawed', 'none');
-    const report = await scan({ kind: 'http', url: proxy.url });
+    // A generous deadline: this case is about verdicts, not about limits.
+    const report = await scan({ kind: 'http', url: proxy.url }, 15_000);
     expect(verdicts(report)).toEqual(['confirmed', 'confirmed', 'confirmed', 'confirmed']);
   });
 

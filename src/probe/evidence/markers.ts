@@ -115,6 +115,19 @@ export function showsMarker(answer: unknown, marker: Marker): boolean {
     : tokensOf(answer).has(marker.value);
 }
 
+/**
+ * The markers `answer` shows, reading the answer once whatever the number of markers (a canary
+ * anywhere in its text, a token whole).
+ */
+export function markersShown(answer: unknown, markers: readonly Marker[]): Marker[] {
+  if (markers.length === 0) return [];
+  const text = textOf(answer);
+  const tokens = markers.some((m) => m.kind === 'token') ? tokensOf(answer) : new Set<string>();
+  return markers.filter((m) =>
+    m.kind === 'canary' ? m.value.length > 0 && text.includes(m.value) : tokens.has(m.value),
+  );
+}
+
 /** The markers of a canary and a set of tokens. */
 export function markersOf(canary: string, tokens: readonly string[]): Marker[] {
   return [

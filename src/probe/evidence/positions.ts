@@ -61,14 +61,32 @@ function jsonText(text: string): unknown {
   }
 }
 
-/** The leaves of an answer, in a stable order (see the module comment). */
-export function leavesOf(answer: unknown): Leaf[] {
+/** What stands in an answer for a value the request sent, masked by {@link leavesOf}. */
+export const MASKED = '<sent>';
+/** Shortest value masked: shorter ones would cut ordinary words. */
+const MIN_MASKED = 8;
+
+/**
+ * The leaves of an answer, in a stable order (see the module comment). Each of `mask` (values the
+ * request sent, such as the `requestState` itself) is replaced by {@link MASKED} wherever a string
+ * holds it verbatim, before any JSON in it is opened: a server that repeats what it was sent shows
+ * nothing of its own by doing so.
+ */
+export function leavesOf(answer: unknown, mask: readonly string[] = []): Leaf[] {
   const out: Leaf[] = [];
   let chars = MAX_CHARS;
   let tokens = MAX_TOKENS;
+  const masks = [...new Set(mask.filter((m) => m.length >= MIN_MASKED))].sort(
+    (a, b) => b.length - a.length,
+  );
+  const masked = (s: string): string => {
+    let v = s;
+    for (const m of masks) if (v.includes(m)) v = v.split(m).join(MASKED);
+    return v;
+  };
   const add = (path: string, raw: string): void => {
     if (out.length >= MAX_LEAVES || chars <= 0) return;
-    const value = raw.length > chars ? raw.slice(0, chars) : raw;
+    const value = masked(raw.length > chars ? raw.slice(0, chars) : raw);
     chars -= value.length;
     const parsed = value.length > 1 ? jsonText(value) : undefined;
     if (parsed !== undefined && typeof parsed === 'object') {

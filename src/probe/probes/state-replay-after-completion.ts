@@ -3,6 +3,7 @@ import { confirmed, defineProbe, errored, refuted, skipped, type ProbeContext } 
 import { describe, establish, establishedAs, readOutcome, retryFresh } from '../trials/rounds.js';
 import { randomSameShape } from '../trials/mutate.js';
 import { prepareCall } from '../trials/prepare.js';
+import { baselineOf, changedFrom, showDifferences } from '../trials/experiment.js';
 import type { FlowRecipe } from '../surface/recipes.js';
 import { check, outOfBudget, report, startTrial, type Trial } from '../trials/trial.js';
 
@@ -22,9 +23,11 @@ a server with only such flows is \`skipped\`, the precondition named; destructiv
 \`--include-destructive\`, as everywhere.
 
 Controls: the flow completes once as A (the untouched retry is accepted); a random state of the same
-shape draws a decision. If the random state is accepted, the server does not consult its state at
-all: anyone can complete without a state it issued, so single use guards nothing, which is noted and
-refuted, never confirmed. A timeout or 5xx on the replay is never a refusal.
+shape draws a decision. If the random state is accepted, the untouched flow runs once more and the
+answers are compared: when the random state's answer does not differ from the untouched ones beyond
+what varies by itself, the server does not consult its state at all, so single use guards nothing
+(noted and refuted, never confirmed); when it differs, the state is consulted without a check, and
+the replay is judged as usual. A timeout or 5xx on the replay is never a refusal.
 
 Budget: 24 calls, at most 2 flows.`;
 
@@ -108,11 +111,32 @@ async function replayFinal(ctx: ProbeContext, flow: FlowRecipe): Promise<Trial> 
       refuted(`${subject} refused its final round sent a second time (${describe(replay)})`),
     );
   if (randomReading === 'accepted') {
-    trial.observations.push({
-      label: 'state not consulted',
-      detail: `${subject} completed on a random requestState too: there is no issued state for single use to guard`,
-    });
-    return done(refuted(`${subject} completes on any state, so a replay proves nothing`));
+    // Accepting a random state means no integrity check; whether single use guards anything
+    // depends on whether the state is consulted at all: the experiment asks the answers.
+    const { baseline, second } = await baselineOf(
+      ctx,
+      call,
+      once.final,
+      { owner: 'A', shape: once.shape },
+      'the untouched flow again (what varies by itself)',
+    );
+    if (second === undefined)
+      return done(
+        errored(
+          `${subject} accepted a random state, and its untouched flow could not be repeated to tell whether the state is consulted`,
+        ),
+      );
+    const change = changedFrom(baseline, random.resumed);
+    if (change.length === 0) {
+      trial.observations.push({
+        label: 'state not consulted',
+        detail: `${subject} completed on a random requestState with the same answer as on its own: there is no issued state for single use to guard`,
+      });
+      return done(refuted(`${subject} completes on any state alike, so a replay proves nothing`));
+    }
+    ctx.note(
+      `a random requestState was accepted and changed the answer (${showDifferences(change)}): the state is consulted, unchecked`,
+    );
   }
   return done(
     confirmed(

@@ -9,7 +9,8 @@ import {
   sameCall,
 } from '../trials/rounds.js';
 import { distinctTokens, shows } from '../evidence/markers.js';
-import { markerCounts } from '../evidence/echo.js';
+import { reflectionControl } from '../trials/experiment.js';
+import { plantControl } from '../trials/mutate.js';
 import {
   discoverFlows,
   noFlowReason,
@@ -109,7 +110,7 @@ async function mismatch(ctx: ProbeContext, flow: FoundFlow, other: Prepared): Pr
     return done(errored('the budget ran out before the mismatched retry'));
   if (r.resumed === undefined)
     return done(errored(`call 1's fresh round 1 did not ask again: ${describe(r.round1)}`));
-  const { reading, exchange, sent } = r.resumed;
+  const { reading, exchange } = r.resumed;
   check(
     trial,
     'answersDifferByCall',
@@ -127,15 +128,45 @@ async function mismatch(ctx: ProbeContext, flow: FoundFlow, other: Prepared): Pr
     );
   if (markers.length === 0)
     return done(errored("call 1's and call 2's answers do not differ: nothing to look for"));
-  const hit = markers.find((m) =>
-    markerCounts(m, resultOf(exchange), sent, { rawOnlyKeys: ['requestState'] }),
-  );
+  const answer = r.resumed.rounds.map(resultOf);
+  const hit = markers.find((m) => shows(answer, m));
   if (hit !== undefined) {
-    const what = hit === first.canary ? "call 1's canary" : "call 1's data";
+    // Acted on call 1's state, or only showed back the state it was sent? The same mismatch with a
+    // control canary planted in a field the state never had.
+    const control = await reflectionControl(
+      ctx,
+      first.call,
+      {
+        owner: 'A',
+        shape: one.shape,
+        retryCall: other.call,
+        label: "control: call 2 with call 1's state and a canary in a field never seen",
+      },
+      plantControl,
+    );
+    if (control.reflection === 'failure')
+      return done(errored(`the reflection control drew no decision (${control.detail})`));
+    if (control.reflection !== 'reflected') {
+      check(
+        trial,
+        'controlNotReflected',
+        true,
+        'a canary planted in a field the state never had does not come back',
+        `${control.reflection}: ${control.detail}`,
+      );
+      const what = hit === first.canary ? "call 1's canary" : `call 1's data (${hit})`;
+      return done(
+        confirmed(
+          `call 2 sent with call 1's requestState was answered with ${what}, which call 2's own flow never shows: the state is not bound to its request`,
+        ),
+      );
+    }
+    trial.observations.push({
+      label: 'shows back its state',
+      detail: `the mismatched retry showed call 1's data, but a control canary planted in the state came back too: the server repeats the state it was sent`,
+    });
     return done(
-      confirmed(
-        `call 2 sent with call 1's requestState was answered with ${what}: the state is not bound to its request`,
-      ),
+      refuted("the mismatched retry showed call 1's data only by showing back its state"),
     );
   }
   trial.observations.push({

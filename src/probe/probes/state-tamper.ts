@@ -5,41 +5,60 @@ import {
   establish,
   establishedAs,
   readOutcome,
-  resultOf,
   retryFresh,
+  viewOf,
+  type Resumed,
 } from '../trials/rounds.js';
-import { makeCanary } from '../evidence/markers.js';
-import { markerCounts } from '../evidence/echo.js';
-import { planMutations, randomSameShape } from '../trials/mutate.js';
+import { differences } from '../evidence/positions.js';
+import { makeCanary, shows } from '../evidence/markers.js';
+import { planMutations, randomSameShape, type Mutation } from '../trials/mutate.js';
+import {
+  baselineOf,
+  changedFrom,
+  reflectionControl,
+  showDifferences,
+  type Reflection,
+} from '../trials/experiment.js';
 import { discoverFlows, noFlowReason, type FoundFlow } from '../trials/prepare.js';
 import { check, outOfBudget, report, startTrial, type Trial } from '../trials/trial.js';
 
 const RATIONALE = `
 A \`requestState\` round-trips through the client, so the specification calls it attacker-controlled
-input: a server whose state influences authorization MUST protect its integrity and MUST reject a
-state that fails verification. A server that base64s its old session object and acts on what comes
-back lets the client rewrite its own authorization between the question and the answer.
+input: a server whose state influences authorization, resource access or business logic MUST protect
+its integrity and MUST reject a state that fails verification. A server that hands out
+\`JSON.stringify(state)\` and acts on what comes back lets the client rewrite its own authorization
+between the question and the answer.
 
-The probe takes a flow discovery found (a non-destructive tool, a prompt or a resource that answers
-\`input_required\` with a \`requestState\`). It decodes the blob where it can (raw JSON, base64url
-or base64 JSON, \`body.signature\`, JWS) and changes one security-relevant field per try —
-principal to a canary, role to admin, an approval flipped, amounts ×1000, expiry +10^7, a target id
-to a canary — leaving any signature exactly as issued; an opaque blob gets characters changed at
-several offsets, each checked to change the decoded bytes (a low-bit flip of the last base64
-character changes nothing and would prove nothing). Every try
-starts from a fresh round 1, so a single-use state cannot pass for a rejected one.
+The probe runs an experiment on a flow discovery found (a non-destructive tool, a prompt or a
+resource that answers \`input_required\` with a \`requestState\`), every try from a fresh round 1 so
+that a single-use state cannot pass for a refused one:
 
-Controls: the untouched retry is accepted (answered in the spec's shape, then the bare shape,
-before the flow is called broken); a random blob of the same shape and length draws a decision.
-**Confirmed** when a changed state is accepted and the planted value shows in the answer, or when it
-is accepted at all while the random blob was refused. If the random blob is accepted too, the server
-does not consult the state: that is an observation, and only the planted value can confirm.
-**Refuted** when every change is refused. A timeout or 5xx on any try is never a refusal.
+1. The untouched flow twice: what differs between the two answers (a clock, a fresh id) varies by
+   itself and is ignored from then on.
+2. A random blob of the same shape: refused, or accepted (noted, with whether the answer changed).
+3. Every field of a readable state in turn (raw, base64 or base64url JSON, \`body.signature\`, JWS, JSON
+   inside a string; names only decide the order, principal first), and the state of every round, not
+   only the first: a string becomes a canary, a number ×1000, a boolean flips, a later round's value
+   goes into an earlier round's state (a step that skips an approval); a JWS is also sent with
+   \`alg: none\` and no signature; an unkeyed digest of the body is recomputed. An opaque blob gets
+   characters changed at spread offsets, each checked to change the decoded bytes.
+4. When a change is accepted and the answer differs beyond the noise, the control: the same change
+   with a second canary in a field the server has never seen. A server that shows back the whole
+   state shows the control too, and proves nothing; one that does not acted on the changed value.
 
-Budget: 32 calls, at most 6 changes per tool, at most 2 tools.`;
+**Confirmed** when a changed state is accepted, the answer changes beyond the noise, and the control
+canary does not come back (or no field can be planted: an opaque blob). The report shows the
+difference. **Refuted** when every change is refused, or when the accepted changes left the answers
+as they were (the state is not consulted), or changed them only where the server shows back what it
+was sent. A timeout or 5xx on any try, or an untouched flow that cannot be repeated to learn its
+noise, is \`errored\`, never a refusal.
 
-const MAX_CALLS = 32;
-const MAX_CHANGES = 6;
+A run of 8 changes refused exactly as the random blob was (the state is checked as a whole) ends
+the plan early. Budget: 40 calls, at most 2 flows.`;
+
+const MAX_CALLS = 40;
+/** Changes refused in a row exactly as the random blob was, after which the plan stops. */
+const WHOLE_CHECK_RUN = 8;
 
 export default defineProbe({
   id: 'state/tamper',
@@ -79,11 +98,22 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
   if (!base.ok)
     return done(errored(`the untouched retry of ${subject} did not work (${establishedAs(base)})`));
   const { shape } = base;
+  const send = { owner: 'A' as const, shape };
+  // The untouched flow again, to learn what varies by itself: sent only once an answer must be
+  // compared (a server that refuses every change needs no noise model).
+  let measured: ReturnType<typeof baselineOf> | undefined;
+  const noise = (): ReturnType<typeof baselineOf> =>
+    (measured ??= baselineOf(
+      ctx,
+      call,
+      base.final,
+      send,
+      'the untouched flow again (what varies by itself)',
+    ));
 
   const random = await retryFresh(ctx, call, {
-    owner: 'A',
+    ...send,
     label: 'random blob of the same shape',
-    shape,
     change: randomSameShape,
   });
   const randomReading = random.resumed?.reading ?? readOutcome(random.round1.outcome);
@@ -96,25 +126,38 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
   );
   if (random.resumed === undefined || randomReading === 'failure')
     return done(errored('the random-blob control drew no decision'));
-  const randomRefused = randomReading === 'refused';
-  if (!randomRefused) {
-    trial.observations.push({
-      label: 'state not consulted',
-      detail: `${subject} accepted a random requestState, so acceptance proves nothing; only a planted value can confirm`,
-    });
-  }
+  const randomChange =
+    randomReading === 'accepted' ? changedFrom((await noise()).baseline, random.resumed) : [];
+  if (randomReading === 'accepted')
+    ctx.note(
+      randomChange.length > 0
+        ? `a random requestState was accepted and changed the answer: ${showDifferences(randomChange)}`
+        : 'a random requestState was accepted and the answer did not change beyond its noise',
+    );
 
   const canary = makeCanary('state');
-  const mutations = planMutations(base.asked.state ?? '', canary);
-  let accepted: string | undefined;
+  const planned = plan(base.final, canary);
+  const noEffect: string[] = [];
+  const reflected: string[] = [];
+  let reflection: { reflection: Reflection; detail: string } | undefined;
   let noDecision: string | undefined;
   let tries = 0;
-  for (const m of mutations.slice(0, MAX_CHANGES)) {
+  // Refused exactly as the random blob was: the state is checked as a whole. After a run of those
+  // the rest of the plan would only repeat the answer, so it stops (the budget is the other bound).
+  let refusedAsRandom = 0;
+  const randomView = randomReading === 'refused' ? refusalOf(random.resumed) : undefined;
+  for (const { round, m } of planned) {
+    if (refusedAsRandom >= WHOLE_CHECK_RUN) {
+      ctx.note(
+        `${WHOLE_CHECK_RUN} changes in a row were refused exactly as the random blob was; the remaining ${planned.length - tries} were not sent`,
+      );
+      break;
+    }
     const r = await retryFresh(ctx, call, {
-      owner: 'A',
-      label: `changed requestState: ${m.label}`,
-      shape,
+      ...send,
+      label: `changed requestState${round > 1 ? ` of round ${round}` : ''}: ${m.label}`,
       change: m.apply,
+      round,
     });
     if (outOfBudget(trial, r.round1) || (r.resumed && outOfBudget(trial, r.resumed.exchange)))
       break;
@@ -124,36 +167,93 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
       continue;
     }
     tries++;
-    const { reading, exchange, sent } = r.resumed;
+    const { reading, exchange } = r.resumed;
     if (reading === 'failure') noDecision ??= `"${m.label}": ${describe(exchange)}`;
+    if (reading === 'refused' && randomView !== undefined)
+      refusedAsRandom =
+        differences(randomView, refusalOf(r.resumed)).length === 0 ? refusedAsRandom + 1 : 0;
     if (reading !== 'accepted') continue;
-    if (
-      m.marker !== undefined &&
-      markerCounts(m.marker, resultOf(exchange), sent, { rawOnlyKeys: ['requestState'] })
-    ) {
-      return done(
-        confirmed(
-          `${subject} acted on a changed requestState (${m.label}): the planted value came back in its answer`,
-        ),
-      );
+    const { baseline, second } = await noise();
+    const change = changedFrom(baseline, r.resumed);
+    const planted =
+      m.marker !== undefined && r.resumed.rounds.some((e) => shows(e.outcome, m.marker ?? ''));
+    if (change.length === 0 && !planted) {
+      noEffect.push(m.label);
+      continue;
     }
-    accepted ??= m.label;
-  }
-  if (accepted !== undefined && randomRefused) {
+    if (second === undefined) {
+      noDecision ??= `the untouched flow could not be repeated to learn what varies by itself, so the change after "${m.label}" proves nothing`;
+      continue;
+    }
+    reflection ??= await reflectionControl(
+      ctx,
+      call,
+      { ...send, round, label: `control: "${m.label}" with a canary in a field never seen` },
+      m.withControl,
+    );
+    if (reflection.reflection === 'reflected') {
+      // It shows back whatever it gets: every later change would be read the same way.
+      reflected.push(m.label);
+      break;
+    }
+    if (reflection.reflection === 'failure') {
+      noDecision ??= `the reflection control drew no decision (${reflection.detail})`;
+      continue;
+    }
+    check(
+      trial,
+      'controlNotReflected',
+      true,
+      'a canary in a field the server never saw does not come back (it acts on the field, it does not show back its input)',
+      `${reflection.reflection}: ${reflection.detail}`,
+    );
+    ctx.note(`answer of the untouched flow against the changed one: ${showDifferences(change)}`);
     return done(
       confirmed(
-        `${subject} accepted a changed requestState (${accepted}) while it refused a random blob`,
+        `${subject} acted on a changed requestState (${m.label}${round > 1 ? `, round ${round}'s state` : ''}): its answer changed (${showDifferences(change, 2)}), while a control canary in a field it never saw did not come back`,
       ),
     );
   }
   if (noDecision !== undefined)
     return done(errored(`a changed requestState drew no decision (${noDecision})`));
-  if (accepted !== undefined)
-    return done(
-      refuted(
-        `${subject} accepted a changed requestState, but it accepts any state and nothing planted came back`,
-      ),
-    );
   if (tries === 0) return done(errored(`no change of ${subject}'s requestState could be sent`));
-  return done(refuted(`${subject} refused every changed requestState (${tries} tries)`));
+  if (reflected.length > 0) {
+    trial.observations.push({
+      label: 'shows back its state',
+      detail: `${subject}'s answer changed with its state (${reflected[0]}), but a control canary in a field it never saw came back too: it repeats what it was sent`,
+    });
+    return done(refuted(`${subject}'s answers changed with its state only by showing it back`));
+  }
+  if (noEffect.length === 0)
+    return done(refuted(`${subject} refused every changed requestState (${tries} tries)`));
+  if (randomReading === 'accepted' && randomChange.length === 0)
+    trial.observations.push({
+      label: 'state not consulted',
+      detail: `${subject} accepted a random requestState and ${noEffect.length} changed ones, and no answer differed from the untouched one beyond its noise`,
+    });
+  return done(
+    refuted(
+      `${subject} accepted ${noEffect.length} changed requestState(s), none of which changed its answer beyond its noise`,
+    ),
+  );
+}
+
+/** The refusal a flow ended with, as leaves (its sent states masked). */
+function refusalOf(resumed: Resumed): ReturnType<typeof viewOf> {
+  return viewOf({ ...resumed, rounds: [resumed.exchange] });
+}
+
+/**
+ * Every round's state mutated, the rounds interleaved (each round's most telling change early), so
+ * a flow whose later round trusts plain fields is reached within the budget.
+ */
+function plan(untouched: Resumed, canary: string): { round: number; m: Mutation }[] {
+  const states = untouched.sentStates;
+  const lists = states.map((state, i) =>
+    planMutations(state, canary, { later: states.slice(i + 1) }).map((m) => ({ round: i + 1, m })),
+  );
+  const out: { round: number; m: Mutation }[] = [];
+  for (let k = 0; lists.some((l) => k < l.length); k++)
+    for (const l of lists) if (k < l.length) out.push(l[k] as { round: number; m: Mutation });
+  return out;
 }

@@ -1,21 +1,55 @@
 /**
- * Changing a `requestState` the way an attacker would: one security-relevant field at a time when
- * the blob decodes, a few characters when it does not, and a random blob of the same shape for the
- * negative control.
+ * Changing a `requestState` the way an attacker would: every field of a readable state in turn
+ * (whatever its name; names only decide the order, most telling first), a few characters of an
+ * opaque one, and a random blob of the same shape for the negative control.
+ *
+ * A readable state is raw JSON, base64url or base64 JSON, `body.signature`, `v1.body.mac` or a JWS,
+ * and JSON held inside a string field is opened too. What an attacker does with it, and so what is
+ * planned here: change one value (a string to a canary, a number ×1000, a boolean flipped); put a
+ * later round's value into an earlier round's state (a `step` that skips an approval round); send
+ * a JWS with `alg: none` and an emptied signature, or with a header field changed; and where the
+ * state carries an unkeyed digest of its own body (`sha256`, `md5` …), recompute it.
  *
  * Two traps a weaker tamper falls into. Appending `-TAMPERED` or flipping the low bits of the last
  * base64 character changes nothing a forgiving decoder reads, so "accepted" would prove nothing:
- * every flip here is checked to change the decoded bytes. And a re-signed or re-encoded envelope
- * tests the encoder, not the server: a signature segment is left exactly as issued.
+ * every flip here is checked to change the decoded bytes. And a re-signed envelope tests the
+ * encoder, not the server: a signature is left exactly as issued (or emptied, for `alg: none`).
+ *
+ * Bounded by the input: at most {@link MAX_LEAVES} fields are read of a state, at most
+ * {@link MAX_DEPTH} deep, whatever the server sends.
  */
-import { randomInt } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 const isObject = (v: unknown): v is { [k: string]: Json } =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Most fields of one state read (and so changed). */
+export const MAX_LEAVES = 128;
+/** Deepest field of a state read. */
+export const MAX_DEPTH = 12;
+/** Longest state decoded at all. */
+const MAX_BLOB = 256 * 1024;
+
 /** How the JSON segment of a blob is written. */
 export type SegmentEncoding = 'json' | 'base64url' | 'base64';
+
+/** An unkeyed digest a state carries of its own body, which a client can recompute. */
+export type Digest =
+  | {
+      readonly at: 'segment';
+      readonly segment: number;
+      readonly algorithm: string;
+      readonly encoding: 'hex' | 'base64' | 'base64url';
+      /** Over the body segment as written, or over the JSON text it decodes to. */
+      readonly over: 'encoded' | 'text';
+    }
+  | {
+      readonly at: 'field';
+      readonly field: string;
+      readonly algorithm: string;
+      readonly encoding: 'hex' | 'base64' | 'base64url';
+    };
 
 /** A blob that decodes to a JSON object in one of its `.`-separated segments. */
 export interface DecodedBlob {
@@ -23,6 +57,19 @@ export interface DecodedBlob {
   readonly index: number;
   readonly encoding: SegmentEncoding;
   readonly value: { [k: string]: Json };
+  /** A JWS's header, when the blob is one. */
+  readonly jws?: { readonly header: { [k: string]: Json } };
+  /** The unkeyed digest of its body it carries, when it carries one. */
+  readonly digest?: Digest;
+}
+
+/** JSON text of a value, or `undefined` when it cannot be written (too deep for the stack). */
+function stringify(value: Json): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
 }
 
 function parseObject(text: string): { [k: string]: Json } | undefined {
@@ -34,162 +81,405 @@ function parseObject(text: string): { [k: string]: Json } | undefined {
   }
 }
 
+const ALGORITHMS = ['sha256', 'sha1', 'md5', 'sha512', 'sha384'];
+const DIGEST_ENCODINGS = ['hex', 'base64', 'base64url'] as const;
+const digestOf = (algorithm: string, text: string, encoding: Digest['encoding']): string =>
+  createHash(algorithm).update(text).digest(encoding);
+
+/** Which unkeyed digest `candidate` is of `text`, if any. */
+function matchDigest(
+  candidate: string,
+  text: string,
+): { algorithm: string; encoding: Digest['encoding'] } | undefined {
+  if (candidate.length < 16 || candidate.length > 200) return undefined;
+  const bare = candidate.replace(/=+$/, '');
+  for (const algorithm of ALGORITHMS)
+    for (const encoding of DIGEST_ENCODINGS) {
+      const d = digestOf(algorithm, text, encoding);
+      if (d === candidate || d.replace(/=+$/, '') === bare) return { algorithm, encoding };
+    }
+  return undefined;
+}
+
+function findDigest(
+  segments: readonly string[],
+  index: number,
+  value: { [k: string]: Json },
+  text: string,
+): Digest | undefined {
+  for (const [i, seg] of segments.entries()) {
+    if (i === index) continue;
+    for (const over of ['encoded', 'text'] as const) {
+      const m = matchDigest(seg, over === 'encoded' ? (segments[index] ?? '') : text);
+      if (m !== undefined) return { at: 'segment', segment: i, over, ...m };
+    }
+  }
+  let tried = 0;
+  for (const [field, v] of Object.entries(value)) {
+    if (typeof v !== 'string') continue;
+    if (v.length < 16 || v.length > 200 || ++tried > 16) continue;
+    const rest = { ...value };
+    delete rest[field];
+    const text = stringify(rest);
+    const m = text === undefined ? undefined : matchDigest(v, text);
+    if (m !== undefined) return { at: 'field', field, ...m };
+  }
+  return undefined;
+}
+
 /** Decode a blob: raw JSON, base64url/base64 JSON, `body.signature`, `v1.body.mac`, or JWS. */
 export function decodeBlob(blob: string): DecodedBlob | undefined {
+  if (blob.length > MAX_BLOB) return undefined;
   const whole = parseObject(blob);
-  if (whole !== undefined) return { segments: [blob], index: 0, encoding: 'json', value: whole };
+  if (whole !== undefined) {
+    const digest = findDigest([blob], 0, whole, blob);
+    return {
+      segments: [blob],
+      index: 0,
+      encoding: 'json',
+      value: whole,
+      ...(digest === undefined ? {} : { digest }),
+    };
+  }
   const segments = blob.split('.');
+  if (segments.length > 8) return undefined;
   // JWS compact puts the claims second; everything else puts the body first.
   const order = segments.length === 3 ? [1, 0, 2] : segments.map((_, i) => i);
   for (const index of order) {
     const seg = segments[index] ?? '';
     if (seg.length < 4) continue;
-    if (/^[A-Za-z0-9_-]+$/.test(seg)) {
-      const value = parseObject(Buffer.from(seg, 'base64url').toString('utf8'));
-      if (value !== undefined) return { segments, index, encoding: 'base64url', value };
-    }
-    if (/^[A-Za-z0-9+/]+={0,2}$/.test(seg)) {
-      const value = parseObject(Buffer.from(seg, 'base64').toString('utf8'));
-      if (value !== undefined) return { segments, index, encoding: 'base64', value };
+    for (const encoding of ['base64url', 'base64'] as const) {
+      const alphabet = encoding === 'base64url' ? /^[A-Za-z0-9_-]+$/ : /^[A-Za-z0-9+/]+={0,2}$/;
+      if (!alphabet.test(seg)) continue;
+      const text = Buffer.from(seg, encoding).toString('utf8');
+      const value = parseObject(text);
+      if (value === undefined) continue;
+      const header =
+        segments.length === 3 && index === 1
+          ? parseObject(Buffer.from(segments[0] ?? '', 'base64url').toString('utf8'))
+          : undefined;
+      const jws =
+        header !== undefined && typeof header['alg'] === 'string' ? { header } : undefined;
+      const digest = jws === undefined ? findDigest(segments, index, value, text) : undefined;
+      return {
+        segments,
+        index,
+        encoding,
+        value,
+        ...(jws === undefined ? {} : { jws }),
+        ...(digest === undefined ? {} : { digest }),
+      };
     }
   }
   return undefined;
 }
 
-/** Re-encode a decoded blob with a new value, every other segment (the signature) as issued. */
-export function encodeBlob(decoded: DecodedBlob, value: Json): string {
-  const text = JSON.stringify(value);
-  const original = decoded.segments[decoded.index] ?? '';
-  let seg = text;
-  if (decoded.encoding === 'base64url') seg = Buffer.from(text).toString('base64url');
-  if (decoded.encoding === 'base64') {
-    seg = Buffer.from(text).toString('base64');
-    if (!original.endsWith('=')) seg = seg.replace(/=+$/, '');
+function encodeSegment(text: string, encoding: SegmentEncoding, original: string): string {
+  if (encoding === 'base64url') return Buffer.from(text).toString('base64url');
+  if (encoding === 'base64') {
+    const seg = Buffer.from(text).toString('base64');
+    return original.endsWith('=') ? seg : seg.replace(/=+$/, '');
   }
+  return text;
+}
+
+/** How a changed state is re-encoded beyond its value. */
+export interface EncodeOptions {
+  /** A JWS sent with `alg: none` and an emptied signature. */
+  readonly algNone?: boolean;
+  /** A JWS sent with this header instead (its signature as issued). */
+  readonly header?: { [k: string]: Json };
+}
+
+/**
+ * Re-encode a decoded blob with a new value: every other segment (the signature) as issued, unless
+ * the options say otherwise; an unkeyed digest the blob carries is recomputed over the new body.
+ */
+export function encodeBlob(
+  decoded: DecodedBlob,
+  value: Json,
+  options: EncodeOptions = {},
+): string | undefined {
+  let body = value;
+  const digest = decoded.digest;
+  if (digest?.at === 'field' && isObject(value)) {
+    const rest = { ...value };
+    delete rest[digest.field];
+    body = {
+      ...value,
+      [digest.field]: digestOf(digest.algorithm, stringify(rest) ?? '', digest.encoding),
+    };
+  }
+  const text = stringify(body);
+  if (text === undefined) return undefined;
   const segments = [...decoded.segments];
-  segments[decoded.index] = seg;
+  const original = segments[decoded.index] ?? '';
+  segments[decoded.index] = encodeSegment(text, decoded.encoding, original);
+  if (digest?.at === 'segment') {
+    const over = digest.over === 'encoded' ? (segments[decoded.index] ?? '') : text;
+    segments[digest.segment] = digestOf(digest.algorithm, over, digest.encoding);
+  }
+  if (decoded.jws !== undefined && (options.algNone === true || options.header !== undefined)) {
+    const header = options.header ?? { ...decoded.jws.header, alg: 'none' };
+    segments[0] = Buffer.from(JSON.stringify(header)).toString('base64url');
+    if (options.algNone === true) segments[2] = '';
+  }
   return segments.join('.');
 }
 
 /** One planned change, re-applicable to a fresh blob of the same structure. */
 export interface Mutation {
-  /** E.g. `principal → canary`, `amount ×1000`, `byte flip at 40%`. */
+  /** E.g. `user → canary`, `quantity ×1000`, `step ← round 2's value`, `byte flip at 40%`. */
   readonly label: string;
   /** The value planted, when it is a string the answer might show. */
   readonly marker?: string;
   /** The changed blob, or `undefined` when this blob has no such field. */
   apply(blob: string): string | undefined;
+  /**
+   * The same change with a control canary planted in a field the server has never seen, beside
+   * the changed one: a server that shows back the whole state shows the control too. Absent for an
+   * opaque blob, which has no fields to plant beside.
+   */
+  withControl?(blob: string, control: string): string | undefined;
 }
 
+/** A path step that opens a string holding JSON. */
+const OPEN_JSON = { json: true } as const;
+type Step = string | number | typeof OPEN_JSON;
+
 const PRINCIPAL =
-  /^(principal|owner|user|username|userid|user_id|sub|subject|actor|caller|account|uid|asked_?by|created_?by|client_?id|email|who)$/i;
-const ROLE = /^(role|roles|scope|scopes|permission|permissions|group|groups|tier|plan)$/i;
+  /^(principal|owner|user|username|userid|user_?id|sub|subject|actor|caller|account|uid|asked_?by|created_?by|client_?id|email|who|login|member)$/i;
+const ROLE = /^(role|roles|scope|scopes|permission|permissions|group|groups|tier|plan|level)$/i;
 const APPROVAL = /(approv|confirm|authori|allow|verif|admin|grant|consent|accept|paid|trusted)/i;
 const AMOUNT =
   /(amount|count|qty|quantity|limit|max|total|price|balance|credit|quota|size|items|value)/i;
 const EXPIRY =
-  /^(exp|expires?|expiry|expires_?at|expiration|ttl|deadline|not_?after|valid_?until)$/i;
-const TARGET =
-  /(^id$|_id$|Id$|target|resource|workspace|file|path|recipient|^to$|account|handle|document|project|repo|record)/i;
+  /^(exp|expires?|expiry|expires_?at|expiration|ttl|deadline|not_?after|valid_?until|iat|nbf)$/i;
 
-type Change = {
-  path: (string | number)[];
-  label: string;
-  next: (old: Json) => Json | undefined;
-  marker?: string;
-};
-
-function leaves(
-  value: Json,
-  path: (string | number)[] = [],
-  out: [(string | number)[], Json][] = [],
-) {
-  if (Array.isArray(value)) value.forEach((v, i) => leaves(v, [...path, i], out));
-  else if (isObject(value))
-    for (const [k, v] of Object.entries(value)) leaves(v, [...path, k], out);
-  else out.push([path, value]);
+/** The fields of a state, bounded, JSON inside strings opened. */
+function leaves(value: Json): [Step[], Json][] {
+  const out: [Step[], Json][] = [];
+  const walk = (v: Json, path: Step[], depth: number): void => {
+    if (out.length >= MAX_LEAVES || depth > MAX_DEPTH) return;
+    if (Array.isArray(v)) v.forEach((item, i) => walk(item, [...path, i], depth + 1));
+    else if (isObject(v))
+      for (const [k, item] of Object.entries(v)) walk(item, [...path, k], depth + 1);
+    else if (typeof v === 'string' && /^\s*[[{]/.test(v)) {
+      const inner = openJson(v);
+      if (inner === undefined) out.push([path, v]);
+      else walk(inner, [...path, OPEN_JSON], depth + 1);
+    } else out.push([path, v]);
+  };
+  walk(value, [], 0);
   return out;
 }
 
-function keyOf(path: (string | number)[]): string {
-  for (let i = path.length - 1; i >= 0; i--)
-    if (typeof path[i] === 'string') return path[i] as string;
+function openJson(s: string): Json | undefined {
+  if (s.length > MAX_BLOB) return undefined;
+  try {
+    const v = JSON.parse(s) as Json;
+    return typeof v === 'object' && v !== null ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function keyOf(path: readonly Step[]): string {
+  for (let i = path.length - 1; i >= 0; i--) {
+    const step = path[i];
+    if (typeof step === 'string') return step;
+  }
   return '';
 }
 
-function changesFor(value: Json, canary: string): Change[] {
-  const ranked: [number, Change][] = [];
+const label = (path: readonly Step[]): string =>
+  path.map((s) => (typeof s === 'object' ? '(json)' : String(s))).join('.') || '(root)';
+
+/** `value` with the field at `path` replaced by `next(old)` (copy on write); `undefined` when absent. */
+function setAt(
+  value: Json,
+  path: readonly Step[],
+  next: (old: Json) => Json | undefined,
+): Json | undefined {
+  const [step, ...rest] = path;
+  if (step === undefined) {
+    const changed = next(value);
+    return changed === undefined || typeof changed !== typeof value ? undefined : changed;
+  }
+  if (typeof step === 'object') {
+    if (typeof value !== 'string') return undefined;
+    const inner = openJson(value);
+    if (inner === undefined) return undefined;
+    const changed = setAt(inner, rest, next);
+    return changed === undefined ? undefined : stringify(changed);
+  }
+  if (Array.isArray(value) && typeof step === 'number') {
+    if (step >= value.length) return undefined;
+    const changed = setAt(value[step] as Json, rest, next);
+    if (changed === undefined) return undefined;
+    const copy = [...value];
+    copy[step] = changed;
+    return copy;
+  }
+  if (isObject(value) && typeof step === 'string' && Object.hasOwn(value, step)) {
+    const changed = setAt(value[step] as Json, rest, next);
+    return changed === undefined ? undefined : { ...value, [step]: changed };
+  }
+  return undefined;
+}
+
+/** The object holding the field at `path` (its parent), given a control field beside it. */
+function plantBeside(
+  value: Json,
+  path: readonly Step[],
+  key: string,
+  control: string,
+): Json | undefined {
+  // The nearest enclosing object: walk up past array indices.
+  let parent = path.slice(0, -1);
+  while (parent.length > 0 && typeof parent[parent.length - 1] === 'number')
+    parent = parent.slice(0, -1);
+  const add = (holder: Json): Json | undefined =>
+    isObject(holder) ? { ...holder, [key]: control } : undefined;
+  if (parent.length === 0) return add(value);
+  return setAt(value, parent, (holder) => add(holder));
+}
+
+/** The value at `path` of a state, or `undefined`. */
+function valueAt(value: Json, path: readonly Step[]): Json | undefined {
+  let node: Json | undefined = value;
+  for (const step of path) {
+    if (node === undefined || node === null) return undefined;
+    if (typeof step === 'object') node = typeof node === 'string' ? openJson(node) : undefined;
+    else if (Array.isArray(node) && typeof step === 'number') node = node[step];
+    else if (isObject(node) && typeof step === 'string') node = node[step];
+    else return undefined;
+  }
+  return node;
+}
+
+type Change = {
+  readonly rank: number;
+  readonly path: Step[];
+  readonly label: string;
+  readonly next: (old: Json) => Json | undefined;
+  readonly marker?: string;
+};
+
+/** Every change of every field, ranked: principal, a later round's value, role, approval, expiry, amount, the rest. */
+function changesFor(value: Json, canary: string, later: readonly Json[]): Change[] {
+  const out: Change[] = [];
   for (const [path, leaf] of leaves(value)) {
     const key = keyOf(path);
-    const at = path.join('.');
-    const add = (rank: number, change: Omit<Change, 'path'>): void => {
-      ranked.push([rank, { path, ...change }]);
-    };
-    if (typeof leaf === 'string' && PRINCIPAL.test(key)) {
-      add(0, { label: `${at}: principal → canary`, next: () => canary, marker: canary });
-    } else if (typeof leaf === 'string' && ROLE.test(key)) {
-      add(1, { label: `${at}: role → admin`, next: () => 'admin' });
-    } else if (typeof leaf === 'boolean' && APPROVAL.test(key)) {
-      add(2, { label: `${at}: ${String(leaf)} → ${String(!leaf)}`, next: (o) => !o });
-    } else if (typeof leaf === 'number' && EXPIRY.test(key)) {
-      add(3, { label: `${at}: expiry +10^7`, next: (o) => (o as number) + 1e7 });
-    } else if (typeof leaf === 'number' && AMOUNT.test(key)) {
-      add(4, { label: `${at}: ×1000`, next: (o) => ((o as number) || 1) * 1000 });
-    } else if (typeof leaf === 'string' && TARGET.test(key)) {
-      add(5, { label: `${at}: target → canary`, next: () => canary, marker: canary });
+    const at = label(path);
+    for (const next of later) {
+      const v = valueAt(next, path);
+      if (
+        v !== undefined &&
+        v !== null &&
+        typeof v !== 'object' &&
+        v !== leaf &&
+        typeof v === typeof leaf
+      )
+        out.push({
+          rank: 1,
+          path,
+          label: `${at} ← a later round's value (${JSON.stringify(v).slice(0, 40)})`,
+          next: () => v,
+        });
+    }
+    if (typeof leaf === 'string') {
+      const rank = PRINCIPAL.test(key) ? 0 : ROLE.test(key) ? 2 : 6;
+      out.push({ rank, path, label: `${at} → canary`, next: () => canary, marker: canary });
+      if (ROLE.test(key)) out.push({ rank: 2, path, label: `${at} → admin`, next: () => 'admin' });
+    } else if (typeof leaf === 'boolean') {
+      const rank = APPROVAL.test(key) ? 3 : 7;
+      out.push({ rank, path, label: `${at}: ${String(leaf)} → ${String(!leaf)}`, next: (o) => !o });
+    } else if (typeof leaf === 'number') {
+      if (EXPIRY.test(key))
+        out.push({ rank: 4, path, label: `${at}: +10^7`, next: (o) => (o as number) + 1e7 });
+      else
+        out.push({
+          rank: AMOUNT.test(key) ? 5 : 7,
+          path,
+          label: `${at}: ×1000`,
+          next: (o) => ((o as number) || 1) * 1000,
+        });
     }
   }
   // Array.prototype.sort is stable: within a rank, fields keep their order in the blob.
-  return ranked.sort((a, b) => a[0] - b[0]).map(([, change]) => change);
+  return out.sort((a, b) => a.rank - b.rank);
 }
 
-function setAt(
-  value: Json,
-  path: (string | number)[],
-  next: (old: Json) => Json | undefined,
-): Json | undefined {
-  const copy = JSON.parse(JSON.stringify(value)) as Json;
-  let node: Json = copy;
-  for (const step of path.slice(0, -1)) {
-    const child: Json | undefined = (node as Record<string | number, Json>)[step];
-    if (child === undefined || child === null || typeof child !== 'object') return undefined;
-    node = child;
-  }
-  const last = path[path.length - 1] as string | number;
-  const holder = node as Record<string | number, Json>;
-  if (!(last in holder)) return undefined;
-  const changed = next(holder[last] as Json);
-  if (changed === undefined || typeof changed !== typeof holder[last]) return undefined;
-  holder[last] = changed;
-  return copy;
+/** Options of {@link planMutations}. */
+export interface PlanOptions {
+  /** The states later rounds of the same flow handed out, untouched: their values are tried in this one. */
+  readonly later?: readonly string[];
+  /** Character flips of an opaque blob. */
+  readonly flips?: number;
 }
 
 /**
- * The mutations of a blob, most telling first: principal, role, approval, expiry, amounts, targets
- * when it decodes to a value with such fields; otherwise character flips at `flips` spread offsets of its longest segment.
+ * The mutations of a blob, most telling first (see the module comment); character flips at
+ * `flips` spread offsets of its longest segment when it does not decode.
  */
-export function planMutations(blob: string, canary: string, flips = 5): Mutation[] {
+export function planMutations(blob: string, canary: string, options: PlanOptions = {}): Mutation[] {
   const decoded = decodeBlob(blob);
-  const changes = decoded === undefined ? [] : changesFor(decoded.value, canary);
-  if (decoded !== undefined && changes.length > 0) {
-    return changes.map((c) => ({
-      label: c.label,
-      ...(c.marker === undefined ? {} : { marker: c.marker }),
-      apply(fresh) {
-        const d = decodeBlob(fresh);
-        if (d === undefined || d.index !== decoded.index) return undefined;
-        const value = setAt(d.value, c.path, c.next);
-        return value === undefined ? undefined : encodeBlob(d, value);
-      },
-    }));
+  const flips = options.flips ?? 5;
+  if (decoded === undefined) {
+    return Array.from({ length: flips }, (_, i) => {
+      const at = (i + 1) / (flips + 1);
+      return {
+        label: `character flip at ${Math.round(at * 100)}% of the blob`,
+        apply: (f) => flipAt(f, at),
+      };
+    });
   }
-  return Array.from({ length: flips }, (_, i) => {
-    const at = (i + 1) / (flips + 1);
-    return {
-      label: `character flip at ${Math.round(at * 100)}% of the blob`,
-      apply: (f) => flipAt(f, at),
+  const later = (options.later ?? [])
+    .map((s) => decodeBlob(s)?.value)
+    .filter((v) => v !== undefined);
+  const out: Mutation[] = [];
+  const controlKey = `sg_control_${randomInt(1 << 30).toString(36)}`;
+  const fieldChange = (c: Change, encode: EncodeOptions, suffix: string): Mutation => {
+    const build = (fresh: string, control?: string): string | undefined => {
+      const d = decodeBlob(fresh);
+      if (d === undefined || d.index !== decoded.index) return undefined;
+      const changed = setAt(d.value, c.path, c.next);
+      if (changed === undefined) return undefined;
+      const planted =
+        control === undefined ? changed : plantBeside(changed, c.path, controlKey, control);
+      return planted === undefined ? undefined : encodeBlob(d, planted, encode);
     };
-  });
+    return {
+      label: `${c.label}${suffix}`,
+      ...(c.marker === undefined ? {} : { marker: c.marker }),
+      apply: (fresh) => build(fresh),
+      withControl: (fresh, control) => build(fresh, control),
+    };
+  };
+  const digestNote =
+    decoded.digest === undefined ? '' : ` (its ${decoded.digest.algorithm} digest recomputed)`;
+  for (const c of changesFor(decoded.value, canary, later)) {
+    out.push(fieldChange(c, {}, digestNote));
+    if (decoded.jws !== undefined && decoded.jws.header['alg'] !== 'none')
+      out.push(fieldChange(c, { algNone: true }, ', as a JWS with alg none and no signature'));
+  }
+  if (decoded.jws !== undefined) {
+    for (const [k, v] of Object.entries(decoded.jws.header)) {
+      if (typeof v !== 'string' || k === 'alg') continue;
+      out.push({
+        label: `JWS header ${k} → canary`,
+        marker: canary,
+        apply: (fresh) => {
+          const d = decodeBlob(fresh);
+          return d?.jws === undefined
+            ? undefined
+            : encodeBlob(d, d.value, { header: { ...d.jws.header, [k]: canary } });
+        },
+      });
+    }
+  }
+  return out;
 }
 
 const B64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
@@ -260,4 +550,15 @@ export function randomSameShape(value: string): string {
   }
   // Astronomically unlikely for a real blob, but a value that came back unchanged is no control.
   return out === rest && /[A-Za-z0-9]/.test(rest) ? randomSameShape(value) : prefix + out;
+}
+
+/**
+ * `blob` unchanged but for a control canary in a field the server has never seen (top level of
+ * the decoded state; any signature as issued, an unkeyed digest recomputed); `undefined` when the
+ * blob does not decode.
+ */
+export function plantControl(blob: string, control: string): string | undefined {
+  const d = decodeBlob(blob);
+  if (d === undefined) return undefined;
+  return encodeBlob(d, { ...d.value, [`sg_control_${randomInt(1 << 30).toString(36)}`]: control });
 }

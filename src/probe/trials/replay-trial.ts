@@ -14,8 +14,9 @@ import {
   retryFresh,
   type Resumed,
 } from './rounds.js';
-import { distinctTokens, markersOf } from '../evidence/markers.js';
-import { attributable } from '../evidence/echo.js';
+import { distinctTokens, markersOf, markersShown } from '../evidence/markers.js';
+import { reflectionControl } from './experiment.js';
+import { plantControl } from './mutate.js';
 import { prepareCall, type FoundFlow } from './prepare.js';
 import { check, outOfBudget, startTrial, type Trial } from './trial.js';
 
@@ -82,6 +83,7 @@ export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Tri
     { what: "B's own call", retryCall: prepB.prepared.call, baseline: async () => answersOf(b) },
   ];
   let refusedOnA = false;
+  let control: Awaited<ReturnType<typeof reflectionControl>> | undefined;
   let acceptedOn: string | undefined;
   for (const v of variants) {
     const label = `B sends A's untouched state on ${v.what}`;
@@ -106,14 +108,14 @@ export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Tri
       continue;
     }
     acceptedOn ??= v.what;
-    const answer = resultOf(resumed.exchange);
-    // Stryker disable next-line ArrayDeclaration: \`counted\` does not depend on the baselines.
-    const { counted } = attributable(markers, answer, resumed.sent, [], RAW_STATE);
+    const answer = resumed.rounds.map(resultOf);
+    const counted = markersShown(answer, markers);
     if (counted.length === 0) continue;
     const baseline = await v.baseline();
     if (baseline === undefined)
       return done(errored(`B's own flow on ${v.what} (attribution control) drew no decision`));
-    const { attributed } = attributable(counted, answer, resumed.sent, baseline, RAW_STATE);
+    const seenAnyway = new Set(markersShown(baseline, counted));
+    const attributed = counted.filter((m) => !seenAnyway.has(m));
     if (attributed.length === 0) {
       trial.observations.push({
         label: 'A-data reaches B anyway',
@@ -123,11 +125,44 @@ export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Tri
     }
     if (!tellsApart(false))
       return done(errored('the server did not show that it tells A and B apart'));
+    // Did the server act on A's state, or only show back the state B sent? The same replay with a
+    // control canary planted in a field the state never had.
+    // Whether the server shows back its state does not depend on the call: asked once.
+    control ??= await reflectionControl(
+      ctx,
+      call,
+      {
+        owner: 'A',
+        sender: 'B',
+        shape: a.shape,
+        retryCall: v.retryCall,
+        label: `control: B sends A's state on ${v.what} with a canary in a field never seen`,
+      },
+      plantControl,
+    );
+    if (control.reflection === 'failure')
+      return done(errored(`the reflection control drew no decision (${control.detail})`));
+    if (control.reflection === 'reflected') {
+      trial.observations.push({
+        label: 'shows back its state',
+        detail: `B's replay on ${v.what} showed A's data, but a control canary planted in the state came back too: the server repeats the state it was sent`,
+      });
+      continue;
+    }
+    check(
+      trial,
+      'controlNotReflected',
+      true,
+      'a canary planted in a field the state never had does not come back',
+      `${control.reflection}: ${control.detail}`,
+    );
     const what = attributed.some((m) => m.kind === 'canary')
       ? "A's data (A's canary came back)"
-      : "A (A's principal came back)";
+      : `A (A's principal came back: ${attributed.find((m) => m.kind === 'token')?.value ?? ''})`;
     return done(
-      confirmed(`B replayed A's untouched requestState on ${v.what} and was served ${what}`),
+      confirmed(
+        `B replayed A's untouched requestState on ${v.what} and was served ${what}, which B's own flow there does not show`,
+      ),
     );
   }
   const told = tellsApart(refusedOnA);
@@ -135,12 +170,11 @@ export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Tri
   if (!told) return done(errored('the server did not show that it tells A and B apart'));
   if (acceptedOn === undefined)
     return done(refuted(`${subject} refused B's replay of A's untouched requestState`));
+  if (trial.observations.some((o) => o.label === 'shows back its state'))
+    return done(refuted(`B's replay of A's state showed A's data only by showing back the state`));
   trial.observations.push({
     label: "accepted, not shown to be A's",
     detail: `B's replay on ${acceptedOn} was accepted without A's canary or principal in the answer`,
   });
   return done(refuted(`B's replay of A's state showed nothing of A's`));
 }
-
-// A field the server decoded out of the state and acted on is the finding; see evidence/echo.ts.
-const RAW_STATE = { rawOnlyKeys: ['requestState'] };

@@ -15,6 +15,7 @@
 import type { ProbeContext } from '../define.js';
 import { answerInputs, preferredShape, type AnswerShape } from './answers.js';
 import type { Exchange, IdentityName, Outcome } from '../types.js';
+import { leavesOf, type Leaf } from '../evidence/positions.js';
 
 /** How one outcome reads. `input` is an `input_required` answer. */
 export type Reading = 'accepted' | 'refused' | 'input' | 'failure';
@@ -101,6 +102,10 @@ export interface Resumed {
   readonly sent: Record<string, unknown>;
   /** Every retry's exchange, in order (the last is `exchange`). */
   readonly rounds: readonly Exchange[];
+  /** Every `requestState` sent, in order: what an answer that repeats them merely repeats. */
+  readonly sentStates: readonly string[];
+  /** The `alter` change was never sent: the flow ended before its round, or its state had no such field. */
+  readonly notApplied?: true;
 }
 
 /** Options of {@link resume}. */
@@ -114,6 +119,15 @@ export interface ResumeOptions {
   readonly call?: Call;
   /** Most rounds driven after round 1 (a wizard asks several times). */
   readonly maxRounds?: number;
+  /**
+   * A change to the state a later round hands out: at retry `round` (2 = the retry that sends the
+   * state round 2's answer gave), `change` replaces it. `undefined` from `change` stops the flow
+   * there, read as `refused` (the state had no such field).
+   */
+  readonly alter?: {
+    readonly round: number;
+    readonly change: (state: string) => string | undefined;
+  };
 }
 
 /** Retry after round 1, and keep answering new questions until the flow completes or stops. */
@@ -128,7 +142,23 @@ export async function resume(
   let state = options.state;
   const maxRounds = options.maxRounds ?? 3;
   const rounds: Exchange[] = [];
+  const sentStates: string[] = [];
   for (let round = 1; ; round++) {
+    if (options.alter !== undefined && round === options.alter.round && state !== undefined) {
+      state = options.alter.change(state);
+      if (state === undefined) {
+        const last = rounds[rounds.length - 1] as Exchange;
+        return {
+          exchange: last,
+          reading: 'refused',
+          sent: {},
+          rounds,
+          sentStates,
+          notApplied: true,
+        };
+      }
+    }
+    if (state !== undefined) sentStates.push(state);
     const sent: Record<string, unknown> = {
       ...call.params,
       inputResponses: answerInputs(requests, options.shape),
@@ -138,14 +168,24 @@ export async function resume(
     const exchange = await ctx.request(call.method, sent, { identity: options.identity, label });
     const reading = readOutcome(exchange.outcome);
     rounds.push(exchange);
-    if (reading !== 'input' || exchange.outcome.kind !== 'result')
-      return { exchange, reading, sent, rounds };
+    if (reading !== 'input' || exchange.outcome.kind !== 'result') {
+      const missed = options.alter !== undefined && round < options.alter.round;
+      return {
+        exchange,
+        reading,
+        sent,
+        rounds,
+        sentStates,
+        ...(missed ? { notApplied: true as const } : {}),
+      };
+    }
     const r = exchange.outcome.result;
     const next = isRecord(r['inputRequests']) ? r['inputRequests'] : {};
     const sameQuestions = Object.keys(next).sort().join('\0') === firstKeys;
     // Asked round 1's questions again: the state was not honoured, the flow started over.
-    if (round === 1 && sameQuestions) return { exchange, reading: 'refused', sent, rounds };
-    if (round >= maxRounds) return { exchange, reading: 'refused', sent, rounds };
+    if (round === 1 && sameQuestions)
+      return { exchange, reading: 'refused', sent, rounds, sentStates };
+    if (round >= maxRounds) return { exchange, reading: 'refused', sent, rounds, sentStates };
     requests = next;
     state = typeof r['requestState'] === 'string' ? r['requestState'] : undefined;
   }
@@ -259,13 +299,19 @@ export interface FreshRetry {
   readonly shape: AnswerShape;
   /** The state to send, from the fresh one; `undefined` means this state has no such change. */
   readonly change: (state: string) => string | undefined;
+  /**
+   * The retry whose state is changed: 1 (default) changes round 1's state; 2 drives round 1 untouched
+   * and changes the state round 2's answer hands out; and so on.
+   */
+  readonly round?: number;
   /** The call the retry is sent on; defaults to the call that asked. */
   readonly retryCall?: Call;
 }
 
 /**
- * A fresh round 1, then one retry with a state derived from it. Fresh each time, so a server that
- * consumes a state on first use cannot make a later try look refused for that reason alone.
+ * A fresh round 1, then the retries with a state derived from one round's. Fresh each time, so a
+ * server that consumes a state on first use cannot make a later try look refused for that reason
+ * alone. `resumed` is absent when the change did not apply (no such field, or no such round).
  */
 export async function retryFresh(
   ctx: ProbeContext,
@@ -274,7 +320,8 @@ export async function retryFresh(
 ): Promise<{ round1: Exchange; resumed?: Resumed; sentState?: string }> {
   const first = await ask(ctx, call, o.owner, `${o.label}: round 1 as ${o.owner}`);
   if (first.asked?.state === undefined) return { round1: first.exchange };
-  const sentState = o.change(first.asked.state);
+  const at = o.round ?? 1;
+  const sentState = at === 1 ? o.change(first.asked.state) : first.asked.state;
   if (sentState === undefined) return { round1: first.exchange };
   const resumed = await resume(ctx, first.asked, {
     identity: o.sender ?? o.owner,
@@ -282,8 +329,24 @@ export async function retryFresh(
     state: sentState,
     shape: o.shape,
     ...(o.retryCall === undefined ? {} : { call: o.retryCall }),
+    ...(at === 1 ? {} : { alter: { round: at, change: o.change } }),
   });
+  if (resumed.notApplied === true) return { round1: first.exchange };
   return { round1: first.exchange, resumed, sentState };
+}
+
+/**
+ * What a resumed flow answered, round by round, as positioned leaves, with every state it sent
+ * masked: the view two runs of one experiment are compared in.
+ */
+export function viewOf(resumed: Resumed, mask: readonly string[] = []): Leaf[] {
+  const rounds = resumed.rounds.map((e) => {
+    const o = e.outcome;
+    if (o.kind === 'result') return o.result;
+    if (o.kind === 'error') return { error: { code: o.code, message: o.message } };
+    return { failure: o.failure };
+  });
+  return leavesOf(rounds, [...resumed.sentStates, ...mask]);
 }
 
 /** What one call showed over every round it was driven through. */

@@ -1,0 +1,90 @@
+/**
+ * Scanning fixture twins (the foreign contract, `src/fixture/foreign/twin.ts`) for the proof tests:
+ * every variant on every transport, a few scans at a time (they wait on I/O far more than on the
+ * CPU), and the one assertion a proof makes of each expected verdict.
+ */
+import { expect, it } from 'vitest';
+import { startForeign } from '../../src/fixture/foreign/targets.js';
+import type { ForeignTwin } from '../../src/fixture/foreign/twin.js';
+import { PROBES } from '../../src/probe/registry.js';
+import { runScan } from '../../src/probe/scan.js';
+import type { RunReport, TransportKind, Verdict } from '../../src/probe/types.js';
+
+/** One scan of `twin` in `variant` over `transport`, with every probe; the twin is stopped after. */
+export async function scanTwin(
+  twin: ForeignTwin,
+  variant: string,
+  transport: TransportKind,
+): Promise<RunReport> {
+  const started = await startForeign(twin, variant, transport);
+  try {
+    return await runScan({ target: started.target, probes: PROBES, ...started.options });
+  } finally {
+    await started.close();
+  }
+}
+
+/** The key of one scan in a {@link TwinScans}. */
+export const scanKey = (twin: ForeignTwin, variant: string, transport: TransportKind): string =>
+  `${twin.id} ${variant} ${transport}`;
+
+/** Every scan of some twins, started at most `concurrency` at a time. */
+export interface TwinScans {
+  /** Starts (or queues) every variant × transport of `twins`. Call it in a `beforeAll`. */
+  startAll(twins: readonly ForeignTwin[]): void;
+  /** The report of one scan started by {@link startAll}. */
+  report(twin: ForeignTwin, variant: string, transport: TransportKind): Promise<RunReport>;
+}
+
+/** A scan queue: `concurrency` scans run at once, the rest wait their turn. */
+export function twinScans(concurrency = 4): TwinScans {
+  const scans = new Map<string, Promise<RunReport>>();
+  const queue: (() => void)[] = [];
+  let running = 0;
+  const schedule = (key: string, scan: () => Promise<RunReport>): void => {
+    const done = new Promise<RunReport>((resolve, reject) => {
+      const start = (): void => {
+        running++;
+        scan()
+          .then(resolve, reject)
+          .finally(() => {
+            running--;
+            queue.shift()?.();
+          });
+      };
+      if (running < concurrency) start();
+      else queue.push(start);
+    });
+    // The describe that reads it reports a failure; an unread one must not be unhandled.
+    done.catch(() => undefined);
+    scans.set(key, done);
+  };
+  return {
+    startAll(twins) {
+      for (const twin of twins)
+        for (const variant of twin.variants)
+          for (const transport of twin.transports) {
+            const key = scanKey(twin, variant, transport);
+            if (!scans.has(key)) schedule(key, () => scanTwin(twin, variant, transport));
+          }
+    },
+    report(twin, variant, transport) {
+      const scan = scans.get(scanKey(twin, variant, transport));
+      if (scan === undefined) throw new Error(`${scanKey(twin, variant, transport)} not started`);
+      return scan;
+    },
+  };
+}
+
+/**
+ * `it(<id> is <verdict>)`: the report's verdict for probe `id`, with its reason shown on a
+ * mismatch; a confirmed or refuted verdict must also have every control held.
+ */
+export function itHasVerdict(report: () => RunReport, id: string, verdict: Verdict): void {
+  it(`${id} is ${verdict}`, () => {
+    const r = report().probes.find((p) => p.id === id);
+    expect({ verdict: r?.verdict, reason: r?.reason }).toMatchObject({ verdict });
+    if (verdict === 'confirmed' || verdict === 'refuted')
+      expect(Object.values(r?.controls ?? {}).every((c) => c.held)).toBe(true);
+  });
+}
