@@ -18,6 +18,7 @@ import type {
   Exchange,
   Observation,
   ProbeResult,
+  ToolInfo,
   Verdict,
 } from './types.js';
 import { VERDICTS } from './types.js';
@@ -97,10 +98,12 @@ export async function runProbe(
       if (calls >= probe.maxCalls) {
         return refuse('budget', `${what}: the probe's budget of ${probe.maxCalls} calls is spent`);
       }
+      let calledTool: ToolInfo | undefined;
       if (method === 'tools/call') {
         // Stryker disable next-line StringLiteral: any name no tool has reads alike ('' is one).
         const name = typeof params.name === 'string' ? params.name : '';
         const tool = session.protocol.tools.find((t) => t.name === name);
+        calledTool = tool;
         // Defence in depth: probes filter with the same rule; this catches a probe bug.
         const refusal = callRefusal(tool, name, params.arguments, options);
         if (refusal !== undefined) return refuse('blocked', `${what}: ${refusal}`);
@@ -117,9 +120,19 @@ export async function runProbe(
       inFlight = what;
       const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
       const label = opts.via === 'peer' ? `peer: ${opts.label}` : opts.label;
+      // Where each value of the answer came from: a call of a tool that does not only read may
+      // have created it (see `tool-risk.ts`); a first round of the same call twice tells.
+      const source =
+        method === 'tools/call'
+          ? {
+              ...(calledTool === undefined ? {} : { tool: calledTool }),
+              args: params.arguments,
+              fresh: params.requestState === undefined && params.inputResponses === undefined,
+            }
+          : { args: params };
       const recorded = to.request(method, params, { ...opts, label, signal }).then((exchange) => {
         inFlight = undefined;
-        options.minted?.learn(exchange.outcome);
+        options.minted?.learn(exchange.outcome, source);
         if (!finished) evidence.push(exchange.evidence);
         return exchange;
       });

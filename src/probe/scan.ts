@@ -279,6 +279,7 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
   const uncalled = uncalledTools(tools, config.includeDestructive ?? false).map((u) => ({
     tool: redactor.string(u.tool),
     why: redactor.string(u.why),
+    flag: u.flag,
   }));
   return {
     schemaVersion: 1,

@@ -180,6 +180,11 @@ export interface RequestOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Send to the peer (`--peer`, `--peer-stdio`) instead of the target. */
   readonly via?: 'peer';
+  /**
+   * HTTP: send no credential at all: no `Authorization`, no `--identity-header`, no `--header`,
+   * no session id. For requests whose only question is a header check (`transport/origin`).
+   */
+  readonly anonymous?: true;
 }
 
 /** A connection to the target that sends requests as either identity. */
@@ -263,7 +268,12 @@ export interface RunReport {
    * Tools the scan left alone, and why: destructive, or running commands or code, queries, URL
    * fetches or file access, without `--include-destructive`. Absent when there is none.
    */
-  readonly uncalled?: { readonly tool: string; readonly why: string }[];
+  readonly uncalled?: {
+    readonly tool: string;
+    readonly why: string;
+    /** The flag that would call it (`--include-destructive`). */
+    readonly flag?: '--include-destructive' | '--allow-minted-in-risky';
+  }[];
   /** Set when the target came from a client configuration file (`--config`): where it was declared. */
   readonly server?: ServerSource;
 }

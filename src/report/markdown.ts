@@ -138,6 +138,15 @@ export const markdown = {
       out.push(
         `| ${inertMarkdown(entry)} | ⚠️ stale baseline entry | ${inertMarkdown(STALE_REASON)} |`,
       );
+    const uncalled = report.uncalled ?? [];
+    if (uncalled.length > 0) {
+      out.push('', `**Not called (${uncalled.length})**, left alone to harm nothing:`, '');
+      out.push('| tool | why | flag that would call it |', '| --- | --- | --- |');
+      for (const u of uncalled)
+        out.push(
+          `| ${inertMarkdown(u.tool)} | ${inertMarkdown(u.why)} | \`${u.flag ?? '--include-destructive'}\` |`,
+        );
+    }
     const confirmed = report.probes.filter((r) => r.verdict === 'confirmed');
     for (const r of confirmed) out.push('', ...finding(r, o));
     return `${out.join('\n')}\n`;

@@ -24,14 +24,23 @@ describe('riskReason', () => {
     tool('calc', 'Evaluate an expression.', ['input']),
     tool('report', 'Returns rows.', ['sql']),
     tool('get_page', 'Returns a page.', ['url']),
-    tool('notes', 'Read a file from disk.'),
     tool('notes', 'Returns notes.', ['filePath']),
     tool('hook', 'Calls back.', ['callback_url']),
-    tool('read_file', 'Returns something.'),
-    tool('file_info', 'Returns something.'),
-    tool('file', 'Returns something.'),
+    tool('read_file', 'Returns something.', ['path']),
+    tool('datei_lesen', 'Liest eine Datei.', ['pfad']),
+    tool('file_info', 'Returns something.', ['filename']),
+    tool('konto_loeschen', 'Löscht ein Konto.', ['kontonummer']),
+    tool('yoyaku_torikeshi', '予約を取り消します。', ['yoyaku_id']),
   ])('leaves %j alone', (t) => {
     expect(riskReason(t)).toBeDefined();
+  });
+
+  it('reads the role of a parameter, not the words of a tool that takes none', () => {
+    // Which file a parameterless tool reads is the server's choice: no canary becomes a path.
+    expect(riskReason(tool('read_file', 'Read a file from disk.'))).toBeUndefined();
+    expect(
+      riskReason(tool('upload_document', 'Uploads a document.', ['title', 'markdown'])),
+    ).toBeUndefined();
   });
 
   it('clears the fixture tools that are not destructive, and an ordinary handle pair', () => {
@@ -110,5 +119,61 @@ describe('callRefusal', () => {
     expect(callRefusal(fetcher, 'get_page', {}, { includeDestructive: false })).toMatch(
       /needs --include-destructive/,
     );
+  });
+
+  it('gives a writing tool only values this scan created, and a destructive one never anything else', () => {
+    const minted = createMintedValues();
+    const lister = tool('list_channels', 'Lists channels.');
+    const opener = tool('openCase', 'Opens a case.', ['summary']);
+    const poster = tool('add_note', 'Adds a note to a case.', ['case_id', 'text']);
+    const closer = tool('close_case', 'Closes a case.', ['case_id']);
+    minted.learn({ channels: [{ id: 'C0123456789' }] }, { tool: lister, args: {}, fresh: true });
+    // One answer naming its value twice (text and structured content) is one handing-out.
+    minted.learn(
+      { text: 'Case CS-998877 is open.', structured: { caseNumber: 'CS-998877' } },
+      { tool: opener, args: { summary: 'sg-canary-1' }, fresh: true },
+    );
+    const gate = { includeDestructive: false, minted };
+    expect(callRefusal(poster, 'add_note', { case_id: 'C0123456789' }, gate)).toMatch(
+      /handed out that this scan did not create \(needs --include-destructive\)/,
+    );
+    expect(callRefusal(poster, 'add_note', { case_id: 'CS-998877', text: 'sg-x-1' }, gate)).toBe(
+      undefined,
+    );
+    const opted = { includeDestructive: true, minted };
+    expect(callRefusal(poster, 'add_note', { case_id: 'C0123456789' }, opted)).toBeUndefined();
+    expect(callRefusal(closer, 'close_case', { case_id: 'C0123456789' }, opted)).toMatch(
+      /only ever gets what the scan made/,
+    );
+    expect(callRefusal(closer, 'close_case', { case_id: 'CS-998877' }, opted)).toBeUndefined();
+    // The same tool handing the value out again to a fresh call: it was there before.
+    minted.learn(
+      { caseNumber: 'CS-998877' },
+      { tool: opener, args: { summary: 'sg-canary-2' }, fresh: true },
+    );
+    expect(callRefusal(closer, 'close_case', { case_id: 'CS-998877' }, opted)).toBeDefined();
+  });
+
+  it('refuses a minted value in a risky slot at any depth', () => {
+    const minted = createMintedValues();
+    const importer: ToolInfo = {
+      name: 'import_data',
+      inputSchema: {
+        type: 'object',
+        properties: { source: { type: 'object', properties: { url: { type: 'string' } } } },
+      },
+    };
+    minted.learn({ next: 'https://internal.example/x' });
+    expect(
+      callRefusal(
+        importer,
+        'import_data',
+        { source: { url: 'https://internal.example/x' } },
+        {
+          includeDestructive: true,
+          minted,
+        },
+      ),
+    ).toMatch(/"source.url" \(needs --allow-minted-in-risky\)/);
   });
 });

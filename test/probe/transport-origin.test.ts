@@ -95,4 +95,86 @@ describe('transport/origin', () => {
       expect(r.reason).toContain(`HTTP ${status}`);
     }
   });
+
+  it('asks the Origin question as A, to its own Host, of a server that demands credentials', async () => {
+    // Every request without a bearer token is 401, whatever its Origin; with one, it is served.
+    const seen: Record<string, unknown>[] = [];
+    const server = await startHttp((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const { id, method } = JSON.parse(body) as { id: number; method: string };
+        seen.push({ ...req.headers });
+        res.setHeader('content-type', 'application/json');
+        if (req.headers.authorization === undefined) {
+          res.statusCode = 401;
+          res.end(JSON.stringify({ error: 'invalid_token' }));
+          return;
+        }
+        const result = method === 'tools/list' ? { tools: [], resultType: 'complete' } : undefined;
+        res.end(
+          JSON.stringify(
+            result
+              ? { jsonrpc: '2.0', id, result }
+              : { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } },
+          ),
+        );
+      });
+    });
+    running.push(server);
+    const r = await scan({ kind: 'http', url: `${server.url}/mcp` });
+    expect({ verdict: r.verdict, reason: r.reason }).toMatchObject({ verdict: 'confirmed' });
+    const foreignHost = seen.filter((h) => String(h['host']).includes('invalid'));
+    expect(foreignHost).toHaveLength(1);
+    expect(foreignHost[0]?.['authorization']).toBeUndefined();
+    const withOrigin = seen.filter((h) => h['origin'] !== undefined);
+    expect(withOrigin.map((h) => h['authorization'] !== undefined)).toEqual([true]);
+    for (const h of withOrigin) expect(String(h['host'])).toContain('127.0.0.1');
+  });
+
+  it('sends no credential with a foreign Origin or Host, and needs no ping', async () => {
+    // A server that answers tools/list and refuses ping (-32601), and records what it received.
+    const seen: { method: string; headers: Record<string, unknown> }[] = [];
+    const server = await startHttp((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        const { id, method } = JSON.parse(body) as { id: number; method: string };
+        seen.push({ method, headers: { ...req.headers } });
+        res.setHeader('content-type', 'application/json');
+        const result = method === 'tools/list' ? { tools: [], resultType: 'complete' } : undefined;
+        res.end(
+          JSON.stringify(
+            result
+              ? { jsonrpc: '2.0', id, result }
+              : { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } },
+          ),
+        );
+      });
+    });
+    running.push(server);
+    const report = await runScan({
+      target: { kind: 'http', url: `${server.url}/mcp` },
+      probes: [probe!],
+      identityHeader: { name: 'X-Api-Key', value: '{identity}' },
+      headers: [{ name: 'X-Tenant-Secret', value: 'tenant-secret-value' }],
+    });
+    const r = report.probes[0]!;
+    // Served like any other request: confirmed, not errored on a refused ping.
+    expect({ verdict: r.verdict, reason: r.reason }).toMatchObject({ verdict: 'confirmed' });
+    expect(seen.some((s) => s.method === 'ping')).toBe(false);
+    const probed = seen.filter(
+      (s) => s.headers['origin'] !== undefined || String(s.headers['host']).includes('invalid'),
+    );
+    expect(probed).toHaveLength(2);
+    // The opening carried the identity; the Host/Origin requests carry none.
+    expect(seen[0]?.headers['x-api-key']).toBeDefined();
+    for (const s of probed) {
+      expect(s.method).toBe('tools/list');
+      expect(s.headers['authorization']).toBeUndefined();
+      expect(s.headers['x-api-key']).toBeUndefined();
+      expect(s.headers['x-tenant-secret']).toBeUndefined();
+      expect(s.headers['mcp-session-id']).toBeUndefined();
+    }
+  });
 });

@@ -1,7 +1,8 @@
 import { MRTR_SINGLE_USE } from '../references.js';
 import { confirmed, defineProbe, errored, refuted, skipped, type ProbeContext } from '../define.js';
 import { describe, establish, establishedAs, readOutcome, retryFresh } from '../trials/rounds.js';
-import { randomSameShape } from '../trials/mutate.js';
+import { planMutations, randomSameShape } from '../trials/mutate.js';
+import { makeCanary } from '../evidence/markers.js';
 import { prepareCall } from '../trials/prepare.js';
 import { baselineOf, changedFrom, showDifferences } from '../trials/experiment.js';
 import type { FlowRecipe } from '../surface/recipes.js';
@@ -24,8 +25,8 @@ a server with only such flows is \`skipped\`, the precondition named; destructiv
 
 Controls: the flow completes once as A (the untouched retry is accepted); a random state of the same
 shape draws a decision. If the random state is accepted, the untouched flow runs once more and the
-answers are compared: when the random state's answer does not differ from the untouched ones beyond
-what varies by itself, the server does not consult its state at all, so single use guards nothing
+answers are compared: when neither the random state's answer nor that of the two likeliest changes
+of the state itself differs from the untouched ones beyond what varies by itself, the server does not consult its state at all, so single use guards nothing
 (noted and refuted, never confirmed); when it differs, the state is consulted without a check, and
 the replay is judged as usual. A timeout or 5xx on the replay is never a refusal.
 
@@ -126,7 +127,20 @@ async function replayFinal(ctx: ProbeContext, flow: FlowRecipe): Promise<Trial> 
           `${subject} accepted a random state, and its untouched flow could not be repeated to tell whether the state is consulted`,
         ),
       );
-    const change = changedFrom(baseline, random.resumed);
+    let change = changedFrom(baseline, random.resumed);
+    // A random blob may miss every field the server reads (it falls back to its defaults): the
+    // likeliest changes of the state itself are asked too before the state is called unread.
+    for (const m of planMutations(once.asked.state ?? '', makeCanary('state')).slice(0, 2)) {
+      if (change.length > 0) break;
+      const changed = await retryFresh(ctx, call, {
+        owner: 'A',
+        label: `changed requestState: ${m.label} (is the state read?)`,
+        shape: once.shape,
+        change: m.apply,
+      });
+      if (outOfBudget(trial, changed.round1)) return done(errored('the budget ran out'));
+      if (changed.resumed?.reading === 'accepted') change = changedFrom(baseline, changed.resumed);
+    }
     if (change.length === 0) {
       trial.observations.push({
         label: 'state not consulted',

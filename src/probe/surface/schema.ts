@@ -2,77 +2,19 @@
  * Reading a server's tool surface: which tools are safe to call, how to build type-correct
  * arguments from an input schema, and which values one tool mints that another takes back.
  *
- * The destructive filter errs towards caution: a tool is left alone when it declares
- * `destructiveHint: true`, or when its name, or its description outside a negation ("never
- * deletes"), uses a destructive verb. `readOnlyHint` does not clear a tool whose name says
- * `delete_…`: annotations are hints, and a wrong hint must not cost the user their data.
+ * Which tools are left alone, and why, is `tool-risk.ts`'s (with its lexicon, `risk-lexicon.ts`);
+ * words are split by `words.ts`. Both are re-exported here for the surface code that reads names.
  */
 import { riskReason } from './tool-risk.js';
 import type { ToolInfo } from '../types.js';
 
+export { wordsOf } from './words.js';
+export { destructiveReason } from './tool-risk.js';
+import { wordsOf } from './words.js';
+
 type Schema = Record<string, unknown>;
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * Verbs whose tools may destroy, move, spend or publish something, or undo what was done; every
- * inflection listed is matched.
- */
-export const DESTRUCTIVE_WORDS: readonly string[] = (
-  'delete deletes deleted deleting deletion remove removes removed removing removal ' +
-  'destroy destroys destroyed destroying destruction drop drops dropped dropping ' +
-  'archive archives archived archiving purge purges purged purging wipe wipes wiped wiping ' +
-  'erase erases erased erasing revoke revokes revoked revoking revocation ' +
-  'cancel cancels canceled cancelled canceling cancelling cancellation ' +
-  'terminate terminates terminated terminating termination kill kills killed killing ' +
-  'reset resets resetting overwrite overwrites overwrote overwritten overwriting ' +
-  'truncate truncates truncated truncating transfer transfers transferred transferring ' +
-  'pay pays paid paying payment refund refunds refunded charge charges charged charging ' +
-  'withdraw withdraws withdrew withdrawn withdrawal send sends sent sending ' +
-  'shutdown uninstall uninstalls uninstalled unlink unlinks unlinked disable disables disabled ' +
-  'deactivate deactivates deactivated rm rmdir ' +
-  'expunge expunges expunged shred shreds shredded flush flushes flushed discard discards discarded ' +
-  'evict evicts evicted suspend suspends suspended ban bans banned unregister unregisters ' +
-  'unregistered deregister deregisters deregistered unsubscribe unsubscribes unsubscribed ' +
-  'purchase purchases purchased purchasing buy buys bought buying deploy deploys deployed ' +
-  'deploying publish publishes published publishing rollback revert reverts reverted ' +
-  'restore restores restored restoring'
-).split(' ');
-const DESTRUCTIVE = new Set(DESTRUCTIVE_WORDS);
-const NEGATIONS = new Set([
-  'not',
-  'never',
-  'no',
-  'without',
-  "doesn't",
-  "don't",
-  "won't",
-  'nothing',
-]);
-
-/** The lower-case words of a name (`snake_case`, `kebab-case`, `camelCase`) or a sentence. */
-export function wordsOf(text: string): string[] {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9']+/)
-    .filter((w) => w.length > 0);
-}
-
-/** Why a tool counts as destructive, or `undefined` when it does not. */
-export function destructiveReason(tool: ToolInfo): string | undefined {
-  if (tool.annotations?.['destructiveHint'] === true) return 'declares destructiveHint: true';
-  const inName = wordsOf(tool.name).find((w) => DESTRUCTIVE.has(w));
-  if (inName !== undefined) return `its name says "${inName}"`;
-  const words = wordsOf(tool.description ?? '');
-  for (let i = 0; i < words.length; i++) {
-    const w = words[i] as string;
-    if (!DESTRUCTIVE.has(w)) continue;
-    const before = words.slice(Math.max(0, i - 3), i);
-    if (!before.some((b) => NEGATIONS.has(b))) return `its description says "${w}"`;
-  }
-  return undefined;
-}
 
 /**
  * The tools a probe may call: all of them with `includeDestructive`, else those that neither

@@ -297,7 +297,7 @@ export async function openSession(target: Target, options: SessionOptions): Prom
         message,
         label: opts.label,
         identity: opts.identity,
-        ...(target.kind === 'http' && options.identityHeader === undefined
+        ...(target.kind === 'http' && options.identityHeader === undefined && !opts.anonymous
           ? { bearer: options.identities[opts.identity] }
           : {}),
         ...(target.kind === 'http'
@@ -307,8 +307,8 @@ export async function openSession(target: Target, options: SessionOptions): Prom
             }
           : {}),
         headers: {
-          ...(sessionHeaders[opts.identity] ?? {}),
-          ...identityHeaders(opts.identity),
+          ...(opts.anonymous ? {} : (sessionHeaders[opts.identity] ?? {})),
+          ...(opts.anonymous ? {} : identityHeaders(opts.identity)),
           ...(target.kind === 'http' ? opts.headers : {}),
         },
         signal: AbortSignal.any(signals),
