@@ -147,7 +147,10 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
   const tried: string[] = [];
   const failures: string[] = [];
   const notReached: { tool: string; why: string }[] = [];
+  // A call the runner refused to send (a value the scan did not create, offered to a tool that
+  // writes) was our choice, not the server's silence: it is no failure, only a try not made.
   const failed = (what: string, e: Exchange): void => {
+    if (e.outcome.kind === 'failure' && e.outcome.failure === 'blocked') return;
     if (readOutcome(e.outcome) === 'failure') failures.push(`${what}: ${describe(e)}`);
   };
   const spent = (e: Exchange): boolean =>
