@@ -26,7 +26,11 @@ apart (its answers to A name something its answers to B never do, or it refuses 
 two identical identities or a server that ignores identity end \`errored\`, never \`confirmed\`.
 **Refuted** when B is refused. A timeout or 5xx on the replay is never a refusal.
 
-Budget: 24 calls, one flow.`;
+For a flow of several rounds whose round-1 replays were refused, B also takes over A's flow at each
+later round with the state that round handed A (a later state may trust plain fields while the first
+is sealed).
+
+Budget: 32 calls, one flow.`;
 
 export default defineProbe({
   id: 'state/replay-principal',
@@ -34,7 +38,7 @@ export default defineProbe({
   severity: 'high',
   rationale: RATIONALE.trim(),
   references: [MRTR_BINDING],
-  maxCalls: 24,
+  maxCalls: 32,
   async run(ctx) {
     const found = await discoverFlows(ctx, 'A', { limit: 1, maxTools: 4, tag: 'replay-a' });
     const flow = found.flows[0];

@@ -38,7 +38,10 @@ Controls: call 1's untouched retry is accepted; call 2's own flow is accepted; a
 differ (there is something of call 1's to look for), unless the mismatched retry was refused anyway.
 A timeout or 5xx on the mismatched retry is never a refusal.
 
-Budget: 24 calls, one pair of calls.`;
+For a flow of several rounds, when round 1's state is refused on call 2, each later round's state
+is tried at its round too.
+
+Budget: 32 calls, one pair of calls.`;
 
 export default defineProbe({
   id: 'state/replay-request',
@@ -46,7 +49,7 @@ export default defineProbe({
   severity: 'medium',
   rationale: RATIONALE.trim(),
   references: [MRTR_BINDING],
-  maxCalls: 24,
+  maxCalls: 32,
   async run(ctx) {
     const found = await discoverFlows(ctx, 'A', { limit: 2, maxTools: 4, tag: 'request-1' });
     const flow = found.flows[0];
@@ -99,13 +102,27 @@ async function mismatch(ctx: ProbeContext, flow: FoundFlow, other: Prepared): Pr
     ...distinctTokens([answer1], [answer2], [other.canary, ...other.handles]),
   ];
 
-  const r = await retryFresh(ctx, first.call, {
-    owner: 'A',
-    label: "call 2 sent with call 1's state",
-    shape: one.shape,
-    change: (s) => s,
-    retryCall: other.call,
-  });
+  // Round 1's state first; for a flow of several rounds whose first mismatch is refused, the state
+  // each later round handed call 1, sent at that round on call 2 (a later state may trust plain
+  // fields while the first is sealed).
+  const mismatchAt = (round: number) =>
+    retryFresh(ctx, first.call, {
+      owner: 'A',
+      label: `call 2 sent with call 1's state${round > 1 ? ` at round ${round}` : ''}`,
+      shape: one.shape,
+      change: (s) => s,
+      retryCall: other.call,
+      round,
+    });
+  let round = 1;
+  let r = await mismatchAt(round);
+  const rounds = one.final.sentStates.length;
+  for (let k = 2; k <= rounds && r.resumed?.reading === 'refused'; k++) {
+    const later = await mismatchAt(k);
+    if (outOfBudget(trial, later.round1)) break;
+    if (later.resumed === undefined || later.resumed.reading === 'refused') continue;
+    [r, round] = [later, k];
+  }
   if (outOfBudget(trial, r.round1) || (r.resumed && outOfBudget(trial, r.resumed.exchange)))
     return done(errored('the budget ran out before the mismatched retry'));
   if (r.resumed === undefined)
@@ -140,6 +157,7 @@ async function mismatch(ctx: ProbeContext, flow: FoundFlow, other: Prepared): Pr
         owner: 'A',
         shape: one.shape,
         retryCall: other.call,
+        round,
         label: "control: call 2 with call 1's state and a canary in a field never seen",
       },
       plantControl,

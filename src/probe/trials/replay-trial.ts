@@ -74,16 +74,29 @@ export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Tri
     );
   // What B sees on each call without A's state (its own flow there) is the attribution baseline: an
   // A-marker B sees anyway (A's handle is unbound, a public feed) is not the state's doing.
+  let onACall: Promise<unknown[] | undefined> | undefined;
+  const aCallBaseline = (): Promise<unknown[] | undefined> =>
+    (onACall ??= baselineAnswers(ctx, call, 'B', "B's own flow on A's call (attribution)"));
+  // Round 1's state on A's call, then on B's own; then, for a flow of several rounds, the state a
+  // later round handed A, sent by B at that round (a flow whose later state trusts plain fields).
+  const later = Array.from({ length: Math.max(0, a.final.sentStates.length - 1) }, (_, i) => ({
+    what: `A's call at round ${i + 2}`,
+    retryCall: call,
+    round: i + 2,
+    baseline: aCallBaseline,
+  }));
   const variants = [
+    { what: "A's call", retryCall: call, round: 1, baseline: aCallBaseline },
     {
-      what: "A's call",
-      retryCall: call,
-      baseline: () => baselineAnswers(ctx, call, 'B', "B's own flow on A's call (attribution)"),
+      what: "B's own call",
+      retryCall: prepB.prepared.call,
+      round: 1,
+      baseline: async () => answersOf(b),
     },
-    { what: "B's own call", retryCall: prepB.prepared.call, baseline: async () => answersOf(b) },
+    ...later,
   ];
   let refusedOnA = false;
-  let control: Awaited<ReturnType<typeof reflectionControl>> | undefined;
+  const controls = new Map<number, Awaited<ReturnType<typeof reflectionControl>>>();
   let acceptedOn: string | undefined;
   for (const v of variants) {
     const label = `B sends A's untouched state on ${v.what}`;
@@ -94,11 +107,14 @@ export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Tri
       shape: a.shape,
       change: (s) => s,
       retryCall: v.retryCall,
+      round: v.round,
     });
     const resumed: Resumed | undefined = r.resumed;
     if (outOfBudget(trial, r.round1) || (resumed && outOfBudget(trial, resumed.exchange))) break;
-    if (resumed === undefined)
+    if (resumed === undefined) {
+      if (v.round > 1) continue;
       return done(errored(`A's fresh round 1 did not ask again: ${describe(r.round1)}`));
+    }
     if (resumed.reading === 'failure')
       return done(
         errored(`B's replay of A's state drew no decision: ${describe(resumed.exchange)}`),
@@ -127,19 +143,23 @@ export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Tri
       return done(errored('the server did not show that it tells A and B apart'));
     // Did the server act on A's state, or only show back the state B sent? The same replay with a
     // control canary planted in a field the state never had.
-    // Whether the server shows back its state does not depend on the call: asked once.
-    control ??= await reflectionControl(
-      ctx,
-      call,
-      {
-        owner: 'A',
-        sender: 'B',
-        shape: a.shape,
-        retryCall: v.retryCall,
-        label: `control: B sends A's state on ${v.what} with a canary in a field never seen`,
-      },
-      plantControl,
-    );
+    // Whether the server shows back its state does not depend on the call: asked once a round.
+    const control =
+      controls.get(v.round) ??
+      (await reflectionControl(
+        ctx,
+        call,
+        {
+          owner: 'A',
+          sender: 'B',
+          shape: a.shape,
+          retryCall: v.retryCall,
+          round: v.round,
+          label: `control: B sends A's state on ${v.what} with a canary in a field never seen`,
+        },
+        plantControl,
+      ));
+    controls.set(v.round, control);
     if (control.reflection === 'failure')
       return done(errored(`the reflection control drew no decision (${control.detail})`));
     if (control.reflection === 'reflected') {

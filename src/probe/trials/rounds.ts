@@ -128,6 +128,12 @@ export interface ResumeOptions {
     readonly round: number;
     readonly change: (state: string) => string | undefined;
   };
+  /** From retry `round` on, another identity sends (and on another call): a replay mid-flow. */
+  readonly handover?: {
+    readonly round: number;
+    readonly identity: IdentityName;
+    readonly call?: Call;
+  };
 }
 
 /** Retry after round 1, and keep answering new questions until the flow completes or stops. */
@@ -159,13 +165,16 @@ export async function resume(
       }
     }
     if (state !== undefined) sentStates.push(state);
+    const handed = options.handover !== undefined && round >= options.handover.round;
+    const on = handed ? (options.handover?.call ?? call) : call;
+    const identity = handed ? (options.handover?.identity ?? options.identity) : options.identity;
     const sent: Record<string, unknown> = {
-      ...call.params,
+      ...on.params,
       inputResponses: answerInputs(requests, options.shape),
       ...(state === undefined ? {} : { requestState: state }),
     };
     const label = round === 1 ? options.label : `${options.label} (round ${round + 1})`;
-    const exchange = await ctx.request(call.method, sent, { identity: options.identity, label });
+    const exchange = await ctx.request(on.method, sent, { identity, label });
     const reading = readOutcome(exchange.outcome);
     rounds.push(exchange);
     if (reading !== 'input' || exchange.outcome.kind !== 'result') {
@@ -323,13 +332,24 @@ export async function retryFresh(
   const at = o.round ?? 1;
   const sentState = at === 1 ? o.change(first.asked.state) : first.asked.state;
   if (sentState === undefined) return { round1: first.exchange };
+  // A later round's change is sent by the sender on the retry call from that round on; the rounds
+  // before it are the owner's, on the call that asked.
+  const handover =
+    at === 1 || (o.sender === undefined && o.retryCall === undefined)
+      ? undefined
+      : {
+          round: at,
+          identity: o.sender ?? o.owner,
+          ...(o.retryCall === undefined ? {} : { call: o.retryCall }),
+        };
   const resumed = await resume(ctx, first.asked, {
-    identity: o.sender ?? o.owner,
+    identity: handover === undefined ? (o.sender ?? o.owner) : o.owner,
     label: o.label,
     state: sentState,
     shape: o.shape,
-    ...(o.retryCall === undefined ? {} : { call: o.retryCall }),
+    ...(o.retryCall === undefined || handover !== undefined ? {} : { call: o.retryCall }),
     ...(at === 1 ? {} : { alter: { round: at, change: o.change } }),
+    ...(handover === undefined ? {} : { handover }),
   });
   if (resumed.notApplied === true) return { round1: first.exchange };
   return { round1: first.exchange, resumed, sentState };
