@@ -215,6 +215,14 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
           handles: found.map.handles.map((h) => redactor.string(recipeName(h))),
           flows: found.map.flows.map((f) => redactor.string(f.subject)),
           tried: found.map.tried.map((t) => redactor.string(t)),
+          ...(found.map.notReached === undefined
+            ? {}
+            : {
+                notReached: found.map.notReached.map((n) => ({
+                  tool: redactor.string(n.tool),
+                  why: redactor.string(n.why),
+                })),
+              }),
           evidence: found.evidence,
         };
       }

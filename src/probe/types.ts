@@ -253,6 +253,8 @@ export interface RunReport {
     readonly handles: string[];
     readonly flows: string[];
     readonly tried: string[];
+    /** Callable tools the survey did not finish with, and why (its time cap, its budget). */
+    readonly notReached?: { readonly tool: string; readonly why: string }[];
     readonly evidence: Evidence[];
   };
   readonly startedAt: string;

@@ -155,6 +155,12 @@ export const text = {
     if (report.probes.length > 0) lines.push('');
     if (report.baseline !== undefined && report.baseline.stale.length > 0)
       lines.push(...staleLines(report.baseline, options), '');
+    const notReached = report.surface?.notReached ?? [];
+    if (notReached.length > 0) {
+      lines.push(`not reached by discovery (${notReached.length}):`);
+      for (const n of notReached) lines.push(`    ${n.tool}: ${n.why}`);
+      lines.push('');
+    }
     if (report.uncalled !== undefined && report.uncalled.length > 0) {
       lines.push(`not called (${report.uncalled.length}):`);
       for (const u of report.uncalled) lines.push(`    ${u.tool}: ${u.why}`);

@@ -52,6 +52,22 @@ const FORMS: Record<
     form: 'JSON in text from a hand-rolled server without the niceties',
     handle: 'new_ledger → ledger_balance.ledger',
   },
+  'cart-meta': {
+    form: "a handle only in the result's _meta",
+    handle: 'open_cart → view_cart.cart',
+  },
+  segments: {
+    form: 'a consumer of two minted values, tried slot by slot',
+    handle: 'create_contact → add_to_segment.contactId (own segmentId from create_segment)',
+  },
+  catalog: {
+    form: 'a handle pair last among 35 tools over two tools/list pages',
+    handle: 'issue_voucher → show_voucher.voucher',
+  },
+  booking: {
+    form: 'random six-character codes in prose, whatever characters they drew',
+    handle: 'book_table → booking_status.bookingCode',
+  },
 };
 
 const scans = twinScans(4);

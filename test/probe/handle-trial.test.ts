@@ -70,6 +70,16 @@ const NOT_SHOWN = {
   label: "accepted, not shown to be A's",
   detail: `${READ} answered B on A's handle without A's canary or principal`,
 };
+/** The experiment's report: B's answer on A's handle against its answer on a forged one. */
+const DIFFERS = {
+  label: 'differs from a forged handle',
+  detail: expect.stringContaining("B's answer on A's handle against a forged one: r0.") as string,
+};
+const AS_FORGED = {
+  label: 'answered as a forged handle',
+  detail:
+    "B's answer on A's handle is its answer on a handle never minted (the handles aside): A's handle opened nothing a forgery does not",
+};
 const alsoTried = (decision: string) => `also tried open_workspace → ${EXPORT}: ${decision}`;
 
 describe('the handle trial', () => {
@@ -83,7 +93,7 @@ describe('the handle trial', () => {
         forgedHandleDecided: forgedRefused,
         serverTellsApart: oneToken,
       },
-      observations: [],
+      observations: [DIFFERS],
     });
     expect(Object.keys(r.controls)).toHaveLength(3);
   });
@@ -98,7 +108,7 @@ describe('the handle trial', () => {
         forgedHandleDecided: forgedRefused,
         serverTellsApart: oneToken,
       },
-      observations: [],
+      observations: [DIFFERS],
     });
   });
 
@@ -162,7 +172,8 @@ describe('the handle trial', () => {
         serverTellsApart: oneToken,
       },
     });
-    expect(r.observations).toEqual([NO_VALIDATION, NOT_SHOWN]);
+    // Decided by the experiment: A's handle opened for B just what a forged one opens.
+    expect(r.observations).toEqual([NO_VALIDATION, AS_FORGED, NOT_SHOWN]);
     expect(notes(r)).toEqual([
       alsoTried("refuted (B's answer on A's handle showed nothing of A's)"),
     ]);
@@ -173,6 +184,7 @@ describe('the handle trial', () => {
     expect(r.verdict).toBe('refuted');
     expect(r.observations).toEqual([
       NO_VALIDATION,
+      DIFFERS,
       {
         label: 'A-data reaches B anyway',
         detail: `B's answer on A's handle showed A's data, but so did B's answers without it (a shared view, not the handle)`,
@@ -338,19 +350,23 @@ describe('the handle trial', () => {
     expect(notes(r)).toEqual([]);
   });
 
-  it("plants a fresh canary tagged 'read' in every read that takes a free-form string", async () => {
+  it("plants a canary tagged 'read' in every read: a fresh one for each of A's, one for all of B's", async () => {
     const r = await probeServer({ readNote: true });
-    const reads = [
-      "A reads A's handle",
+    const noteOf = (label: string): unknown[] => argumentsOf(r, label).map((a) => a['note']);
+    const aReads = ["A reads A's handle", "A reads A's second handle"].flatMap(noteOf);
+    // B's three reads differ only by the handle, so their answers line up for the experiment.
+    const bReads = [
       "B reads B's handle",
-      "A reads A's second handle",
       'B presents a forged handle of the same shape',
       "B presents A's handle",
-    ];
-    const planted = reads.flatMap((label) => argumentsOf(r, label).map((a) => a['note']));
-    expect(planted.length).toBeGreaterThanOrEqual(reads.length);
-    for (const note of planted) expect(note).toMatch(/^sg-read-[0-9a-f]{24}$/);
-    expect(new Set(planted).size).toBe(planted.length);
+    ].map(noteOf);
+    expect(aReads).toHaveLength(2);
+    expect(bReads.map((n) => n.length)).toEqual([1, 1, 1]);
+    for (const note of [...aReads, ...bReads.flat()])
+      expect(note).toMatch(/^sg-read-[0-9a-f]{24}$/);
+    expect(new Set(aReads).size).toBe(2);
+    expect(new Set(bReads.flat()).size).toBe(1);
+    expect(aReads).not.toContain(bReads[0]?.[0]);
   });
 
   it("leaves the handles and canaries out of the tokens that tell A from B, even where A's answers repeat them", async () => {

@@ -1,6 +1,6 @@
 import { HANDLE_HIJACKING, STATEFUL_TOOLS } from '../references.js';
 import { defineProbe, errored, skipped } from '../define.js';
-import { mint, recipeName } from '../surface/recipes.js';
+import { mint, othersOf, recipeName } from '../surface/recipes.js';
 import { describe } from '../trials/rounds.js';
 import { tryHandlePair } from '../trials/handle-trial.js';
 import { makeCanary } from '../evidence/markers.js';
@@ -26,10 +26,16 @@ tells A and B apart: its answers name something for A, at two times, that it nev
 refuses B what it gives A). Two identical identities, or a server that ignores identity, fail that
 control and end \`errored\`, never \`confirmed\`.
 
-Handles are found by value (see discovery): any value a call hands out (structured content at any
-depth, JSON or an id-like token in text, a resource link) that another call takes back (a tool
-parameter at any depth, a \`resources/read\` URI). Every read is driven through all its rounds, so
-an owner the server names only at completion still counts.
+B's answer on A's handle is judged by experiment: it is lined up against B's answer on the forged
+handle and on B's own handle (the same canary, the handles blanked where quoted), and what differs
+is reported; an answer that is the forged handle's answer opened nothing of A's.
+
+Handles are found by value (see discovery): what differs between two identical minting calls,
+wherever it sits (structured content at any depth, JSON or a word in text, \`_meta\`, a resource
+link), that another call takes back (a tool parameter at any depth, a \`resources/read\` URI). A
+consumer that takes several minted values is tried slot by slot: A's value in one slot, B's own
+values in the others. Every read is driven through all its rounds, so an owner the server names
+only at completion still counts.
 
 Budget: 32 calls; recipes whose consumer refused a placeholder are tried first, and the strongest
 evidence is reported.`;
@@ -64,7 +70,9 @@ export default defineProbe({
           `${recipe.minter.name} drew no decision when A minted: ${describe(first.driven.exchange)}`,
         );
       }
-      if (first.handle === undefined) continue;
+      // A consumer of several handles needs A's own value in every other slot too.
+      if (first.handle === undefined || (othersOf(recipe).length > 0 && first.co === undefined))
+        continue;
       const trial = await tryHandlePair(ctx, recipe, { ...first, handle: first.handle });
       trials.push(trial);
       if (trial.decision?.verdict === 'confirmed' || trial.outOfBudget) break;

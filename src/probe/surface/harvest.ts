@@ -1,12 +1,19 @@
 /**
- * Harvesting the values a server hands out, wherever it puts them: any string at any depth of
- * `structuredContent`, JSON written anywhere in a text (after prose, in a code fence), id-like
- * tokens in prose ("Your draft dr_7Qk2… is ready"), and the URIs of `resource_link` and embedded
- * resources. A value the request itself sent, as it is, is an echo and never a handle.
+ * Harvesting what a call mints, by difference: the same minting call sent twice (same arguments,
+ * same canary, same identity) answers alike except where the server minted something (and where
+ * its clock ticked). Every position where the two answers disagree is a candidate, wherever it
+ * sits: text, prose, structured content at any depth, arrays of objects, result `_meta`, resource
+ * links and embedded resources (`positions.ts` lines the answers up). Nothing here looks at the
+ * characters a value is made of: a booking code in prose is found whatever letters it drew, and a
+ * ticking clock is a candidate too, which the consumer's acceptance test later tells apart.
+ *
+ * A server whose mint is deterministic (a content hash: the same id twice) shows no difference.
+ * Then the values its answer holds that the request did not carry are offered instead, ranked
+ * after every varying value (`varying` unset), and bounded.
+ *
+ * A fresh mint's handle is the value at the same position of a fresh answer ({@link findLike}).
  */
-import { jsonIn } from '../evidence/echo.js';
-import { urlDecoded } from '../evidence/markers.js';
-import { isReferenceName } from './schema.js';
+import { leavesOf, valueAt, varyingValues, type Varying } from '../evidence/positions.js';
 
 /** A value an answer handed out, and where it sat. */
 export interface Found {
@@ -14,171 +21,154 @@ export interface Found {
   /** The key it sat under (`bookingCode`, `uri`), when it had one. */
   readonly key?: string;
   /**
-   * Where it sat, stable across answers of the same call (`r0:structured:booking.code`,
-   * `r1:text0:token2`): a fresh answer's value at the same place is the fresh handle.
+   * Where it sat, stable across answers of the same call (`r0:structuredContent.booking.code`,
+   * `r1:content.0.text#2`): a fresh answer's value at the same place is the fresh handle.
    */
   readonly where: string;
-  readonly kind: 'structured' | 'json' | 'prose' | 'link';
-  /** An integer id (`{"ticket": {"id": 17}}`), sent back as a number where a parameter takes one. */
+  readonly kind: 'structured' | 'json' | 'prose' | 'link' | 'meta';
+  /** An integer (`{"ticket": {"id": 17}}`), which a numeric parameter takes as a number. */
   readonly numeric?: true;
+  /** It differed between two identical minting calls (else: held by a deterministic mint). */
+  readonly varying?: true;
+  /** The round of the minting call whose answer held it, and its position there. */
+  readonly round: number;
+  readonly position: Varying;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const MAX_VALUE = 4096;
 const MAX_FOUND = 64;
-// Dates, times, numbers and words that vary or mean nothing as a handle.
-const NOISE = /^(?:[\d.:+\-TZtz ]+|true|false|null|undefined)$/;
-// An id-like token in prose: letters and a digit, joined by the characters ids are made of.
-const PROSE_TOKEN = /[A-Za-z0-9][A-Za-z0-9_.:~+/=-]{4,}[A-Za-z0-9=_-]/g;
+/** Most values offered from one deterministic mint. */
+export const MAX_HELD = 12;
 
-function idLike(token: string): boolean {
-  if (NOISE.test(token) || token.includes('://')) return false;
-  const letters = /[A-Za-z]/.test(token);
-  const digits = /\d/.test(token);
-  return (letters && digits) || (letters && token.length >= 20 && /[_-]/.test(token));
+// Where a result says what kind of result it is, carries the flow's state, or holds what the
+// protocol's own `_meta` namespace says (the server's name and version): never a handle.
+const PROTOCOL_PATHS =
+  /^(?:requestState|resultType|isError)(?:$|[.#])|(?:^|\.)(?:type|mimeType)$|(?:^|\.)_meta\.io\.modelcontextprotocol\//;
+
+/** The kind of place a leaf sits in, from its path. */
+function kindOf(path: string): Found['kind'] {
+  if (/(?:^|\.)_meta(?:$|\.)/.test(path)) return 'meta';
+  if (path.includes('#json')) return 'json';
+  if (path.startsWith('structuredContent')) return 'structured';
+  if (/\.uri$/.test(path)) return 'link';
+  return 'prose';
+}
+
+/** The last named step of a path (`booking.code` → `code`), not an index or a text field. */
+function keyOf(path: string, kind: Found['kind']): string | undefined {
+  const steps = path
+    .replace(/#json/g, '')
+    .split('.')
+    .filter((s) => s.length > 0 && !/^\d+$/.test(s));
+  const last = steps[steps.length - 1];
+  if (last === undefined || (kind === 'prose' && last === 'text')) return undefined;
+  return last;
+}
+
+const isInteger = (v: string): boolean => /^[1-9]\d{0,15}$/.test(v) && Number.isSafeInteger(+v);
+
+function found(position: Varying, round: number, varying: boolean): Found {
+  const kind = kindOf(position.path);
+  const key = keyOf(position.path, kind);
+  const where = `r${round}:${position.path}${position.index === undefined ? '' : `#${position.index}`}`;
+  return {
+    value: position.value,
+    where,
+    kind,
+    round,
+    position,
+    ...(key === undefined ? {} : { key }),
+    ...(isInteger(position.value) ? { numeric: true as const } : {}),
+    ...(varying ? { varying: true as const } : {}),
+  };
+}
+
+const usable = (v: Varying): boolean =>
+  v.value.length > 0 && v.value.length <= MAX_VALUE && !PROTOCOL_PATHS.test(v.path);
+
+/**
+ * What two identical minting calls minted: every value of the first call's answers (round by
+ * round) at a position where the second call's answers disagree.
+ */
+export function mintedByDifference(first: readonly unknown[], second: readonly unknown[]): Found[] {
+  const all: Found[] = [];
+  first.forEach((answer, round) => {
+    if (round >= second.length) return;
+    for (const v of varyingValues(leavesOf(answer), leavesOf(second[round])))
+      if (usable(v)) all.push(found(v, round, true));
+  });
+  return distinct(all);
 }
 
 /**
- * Every value `result` (one answer) hands out that `request` did not carry, in a stable order:
- * structured content, resource links, JSON in text, prose tokens. `round` prefixes the places.
+ * One place per value, the most telling: a value a server states both in a sentence and in a field
+ * (`Filed ticket #17.` and `ticket.id: 17`) is kept where it has a key.
  */
-export function harvest(result: unknown, request: unknown, round = 0): Found[] {
-  const out: Found[] = [];
+function distinct(all: readonly Found[]): Found[] {
+  const keyed = (f: Found): number => Number(f.kind !== 'prose' || f.key !== undefined);
+  const sorted = [...all].sort((a, b) => keyed(b) - keyed(a));
   const seen = new Set<string>();
-  const requestText = JSON.stringify(request ?? null);
-  const add = (value: string, where: string, kind: Found['kind'], key?: string): void => {
-    if (out.length >= MAX_FOUND || value.length === 0 || value.length > MAX_VALUE) return;
-    if (seen.has(value) || NOISE.test(value.trim())) return;
-    if (carried(value, request, requestText)) return;
-    seen.add(value);
-    out.push({ value, where: `r${round}:${where}`, kind, ...(key === undefined ? {} : { key }) });
-  };
-  // A number is a handle only where its key says it refers to something (`id`, `ticketNumber`):
-  // counts, amounts and times are numbers too.
-  const addNumber = (n: number, where: string, kind: Found['kind'], key: string): void => {
-    const value = String(n);
-    // Carried only if the request sent this very number (or its digits as a string) as a value.
-    if (out.length >= MAX_FOUND || seen.has(value) || leavesOf(request).includes(value)) return;
-    seen.add(value);
-    out.push({ value, where: `r${round}:${where}`, kind, key, numeric: true });
-  };
-  const leaves = (v: unknown, where: string, kind: Found['kind'], key?: string, depth = 0) => {
-    if (depth > 16) return;
-    if (typeof v === 'string') add(v, where, kind, key);
-    else if (
-      typeof v === 'number' &&
-      Number.isSafeInteger(v) &&
-      v > 0 &&
-      key !== undefined &&
-      isReferenceName(key)
-    )
-      addNumber(v, where, kind, key);
-    else if (Array.isArray(v))
-      v.forEach((item, i) => leaves(item, `${where}.${i}`, kind, key, depth + 1));
-    else if (isRecord(v))
-      for (const [k, item] of Object.entries(v)) leaves(item, `${where}.${k}`, kind, k, depth + 1);
-  };
-  if (!isRecord(result)) return out;
-  leaves(result['structuredContent'], 'structured', 'structured');
-  const content = Array.isArray(result['content'])
-    ? result['content']
-    : Array.isArray(result['contents'])
-      ? result['contents']
-      : Array.isArray(result['messages'])
-        ? result['messages'].map((m) => (isRecord(m) ? m['content'] : undefined))
-        : [];
-  content.forEach((item, i) => {
-    if (!isRecord(item)) return;
-    if (typeof item['uri'] === 'string' && item['type'] === 'resource_link')
-      add(item['uri'], `link${i}`, 'link', 'uri');
-    if (isRecord(item['resource']) && typeof item['resource']['uri'] === 'string')
-      add(item['resource']['uri'], `link${i}`, 'link', 'uri');
-  });
-  content.forEach((item, i) => {
-    // A text item, a resource's contents, or an embedded resource's text.
-    const text = !isRecord(item)
-      ? undefined
-      : typeof item['text'] === 'string'
-        ? item['text']
-        : isRecord(item['resource']) && typeof item['resource']['text'] === 'string'
-          ? item['resource']['text']
-          : undefined;
-    if (text === undefined) return;
-    // URL-encoded text (a link carrying the answer in its query) is read decoded.
-    const plain = /%[0-9A-Fa-f]{2}/.test(text) ? urlDecoded(text) : text;
-    jsonIn(plain).forEach((parsed, j) => leaves(parsed, `text${i}:json${j}`, 'json'));
-    let ordinal = 0;
-    for (const match of plain.matchAll(PROSE_TOKEN)) {
-      const token = match[0].replace(/[.:]+$/, '');
-      if (!idLike(token) || requestText.includes(token)) continue;
-      add(token, `text${i}:token${ordinal++}`, 'prose');
-    }
-  });
+  const out: Found[] = [];
+  for (const f of sorted) {
+    if (out.length >= MAX_FOUND) break;
+    if (seen.has(f.value)) continue;
+    seen.add(f.value);
+    out.push(f);
+  }
+  return out;
+}
+
+/** Every string and number a request holds, and their tokens: what it carried. */
+function carriedBy(sent: readonly unknown[]): Set<string> {
+  const out = new Set<string>();
+  for (const leaf of sent.flatMap((s) => leavesOf(s))) {
+    out.add(leaf.value);
+    for (const t of leaf.tokens) out.add(t);
+  }
   return out;
 }
 
 /**
- * A value the request sent as it is: an echo, never a handle. A value that merely *contains* what
- * was sent (a handle that wraps its label in base64) is still a candidate: stateless servers mint
- * exactly such handles, and the echo rule judges what comes back later, not what is offered.
+ * The fallback for a deterministic mint: the values `answers` hold that `sent` did not carry
+ * (whole leaves that are one token, then each token of longer leaves), at most {@link MAX_HELD}.
  */
-function carried(value: string, request: unknown, requestText: string): boolean {
-  return (
-    requestText.includes(JSON.stringify(value).slice(1, -1)) && stringsOf(request).includes(value)
-  );
-}
-
-/** Every string and number a value holds, numbers as their decimal text. */
-function leavesOf(v: unknown): string[] {
-  const out: string[] = [];
-  const walk = (x: unknown, depth: number): void => {
-    if (depth > 16 || out.length > 256) return;
-    if (typeof x === 'string' || typeof x === 'number') out.push(String(x));
-    else if (Array.isArray(x)) for (const item of x) walk(item, depth + 1);
-    else if (isRecord(x)) for (const item of Object.values(x)) walk(item, depth + 1);
+export function heldValues(answers: readonly unknown[], sent: readonly unknown[]): Found[] {
+  const carried = carriedBy(sent);
+  const whole: Found[] = [];
+  const tokens: Found[] = [];
+  const take = (v: Varying, round: number, into: Found[]): void => {
+    if (usable(v) && !carried.has(v.value)) into.push(found(v, round, false));
   };
-  walk(v, 0);
-  return out;
-}
-
-function stringsOf(v: unknown, depth = 0, out: string[] = []): string[] {
-  if (depth > 16 || out.length > 256) return out;
-  if (typeof v === 'string') out.push(v);
-  else if (Array.isArray(v)) for (const item of v) stringsOf(item, depth + 1, out);
-  else if (isRecord(v)) for (const item of Object.values(v)) stringsOf(item, depth + 1, out);
-  return out;
-}
-
-/** Every value the rounds of one driven call handed out (see {@link harvest}). */
-export function harvestRounds(answers: readonly unknown[], sent: readonly unknown[]): Found[] {
-  const out: Found[] = [];
-  const seen = new Set<string>();
   answers.forEach((answer, round) => {
-    for (const f of harvest(answer, sent, round)) {
-      if (seen.has(f.value)) continue;
-      seen.add(f.value);
-      out.push(f);
+    for (const leaf of leavesOf(answer)) {
+      if (leaf.tokens.length <= 1) take({ path: leaf.path, value: leaf.value }, round, whole);
+      else
+        leaf.tokens.forEach((t, index) =>
+          take({ path: leaf.path, value: t, index }, round, tokens),
+        );
     }
   });
-  return out;
+  return distinct([...whole, ...tokens]).slice(0, MAX_HELD);
+}
+
+/** What a minting call minted: by difference, else what its answer held that it did not send. */
+export function harvestMint(
+  first: readonly unknown[],
+  second: readonly unknown[],
+  sent: readonly unknown[],
+): Found[] {
+  const varying = mintedByDifference(first, second);
+  return varying.length > 0 ? varying : heldValues(first, sent);
 }
 
 /**
- * The value a fresh answer of the same call hands out in the place `like` was found: the same
- * place, else the same key and kind, else the only value of that kind.
+ * The value a fresh answer of the same minting call holds where `like` was found: the same round,
+ * the same position. A deterministic mint's value is looked for at its place, else as it was.
  */
-export function findLike(
-  answers: readonly unknown[],
-  sent: readonly unknown[],
-  like: Found,
-): string | undefined {
-  const found = harvestRounds(answers, sent);
-  const same = found.find((f) => f.where === like.where);
-  if (same !== undefined) return same.value;
-  const keyed = found.filter((f) => f.kind === like.kind && f.key === like.key);
-  if (keyed.length === 1) return keyed[0]?.value;
-  const kind = found.filter((f) => f.kind === like.kind);
-  return kind.length === 1 ? kind[0]?.value : undefined;
+export function findLike(answers: readonly unknown[], like: Found): string | undefined {
+  const answer = answers[like.round];
+  if (answer === undefined) return undefined;
+  const value = valueAt(leavesOf(answer), like.position);
+  if (value !== undefined && value.length > 0) return value;
+  return undefined;
 }

@@ -1,8 +1,11 @@
 /**
  * What discovery found, in a form every probe can replay with fresh values: a handle recipe says
- * which call mints a value, where in its answer the value sits, and which call takes it back (a
- * tool parameter at any depth, or a `resources/read` URI); a flow recipe says how to start a request
- * that answers `input_required` with a `requestState`, and which handle it needs first.
+ * which call mints a value, where in its answer the value sits (its position, found by difference),
+ * and which call takes it back (a tool parameter at any depth, or a `resources/read` URI); a flow
+ * recipe says how to start a request that answers `input_required` with a `requestState`, and which
+ * handle it needs first. A consumer that takes several minted values (`add_to_segment(contactId,
+ * segmentId)`) has one recipe per slot: the slot under test, and the other slots with the minting
+ * each one needs, so the caller's own values can fill them.
  */
 import type { ProbeContext } from '../define.js';
 import { callThrough, toolCall, type Call, type Driven } from '../trials/rounds.js';
@@ -10,6 +13,15 @@ import { makeCanary } from '../evidence/markers.js';
 import { argumentsFor, pathKey } from './schema.js';
 import type { IdentityName, ToolInfo } from '../types.js';
 import { findLike, type Found } from './harvest.js';
+
+/** Another slot of a consumer that takes several minted values, and what fills it. */
+export interface CoSlot {
+  readonly path: readonly string[];
+  readonly numeric?: true;
+  /** The call that mints its value, and where the value sits in its answer. */
+  readonly minter: ToolInfo;
+  readonly found: Found;
+}
 
 /** Where a minted value goes back in. */
 export type Consumer =
@@ -19,6 +31,8 @@ export type Consumer =
       readonly path: readonly string[];
       /** The parameter is a number: the handle (an integer id) goes as a number. */
       readonly numeric?: true;
+      /** The consumer's other slots that take minted values (filled with the caller's own). */
+      readonly others?: readonly CoSlot[];
     }
   | {
       readonly kind: 'resource';
@@ -40,8 +54,8 @@ export interface FlowRecipe {
   readonly subject: string;
   /** The handle to mint first, when the request takes one. */
   readonly needs?: HandleRecipe;
-  /** The request, around a fresh canary and the minted handle. */
-  build(canary: string, handle?: string): Call;
+  /** The request, around a fresh canary, the minted handle and the values of its other slots. */
+  build(canary: string, handle?: string, co?: readonly string[]): Call;
   /** The tool declares `readOnlyHint: true` (or the request is a prompt or a resource read). */
   readonly readOnly: boolean;
   /** The tool, when the request is a `tools/call`. */
@@ -56,6 +70,8 @@ export interface SurfaceMap {
   readonly tried: readonly string[];
   /** Requests that drew no decision during discovery: what they might have been proves nothing. */
   readonly failures: readonly string[];
+  /** Callable tools the survey did not finish with, and why (its time cap, its call budget). */
+  readonly notReached?: readonly { readonly tool: string; readonly why: string }[];
 }
 
 /** A name for the consumer of a recipe: `getItinerary.lookup.bookingCode`, `resources/read snippet://{id}`. */
@@ -65,9 +81,14 @@ export function consumerName(c: Consumer): string {
     : `resources/read ${c.template ?? '(minted URI)'}`;
 }
 
-/** `minter → consumer` */
+/** `minter → consumer`, and the other slots the caller's own values fill. */
 export function recipeName(r: HandleRecipe): string {
-  return `${r.minter.name} → ${consumerName(r.consumer)}`;
+  const others = othersOf(r);
+  const also =
+    others.length === 0
+      ? ''
+      : ` (own ${others.map((o) => `${o.path.join('.')} from ${o.minter.name}`).join(', ')})`;
+  return `${r.minter.name} → ${consumerName(r.consumer)}${also}`;
 }
 
 /** Fill every `{var}` (and RFC 6570 `{+var}`, `{/var}` …) of a URI template with `value`. */
@@ -77,17 +98,28 @@ export function fillTemplate(template: string, value: string): string {
   );
 }
 
-/** The call that presents `handle` to `consumer`, with a fresh canary in free-form strings. */
-export function consumerCall(consumer: Consumer, handle: string, canary: string): Call {
+/**
+ * The call that presents `handle` to `consumer`, with a fresh canary in free-form strings, and
+ * `co` (the values for the consumer's other slots, in order) where it has other slots; a slot
+ * without one gets a placeholder.
+ */
+export function consumerCall(
+  consumer: Consumer,
+  handle: string,
+  canary: string,
+  co: readonly string[] = [],
+): Call {
   if (consumer.kind === 'resource') {
     const uri = consumer.template === undefined ? handle : fillTemplate(consumer.template, handle);
     return { method: 'resources/read', params: { uri }, subject: `resources/read ${uri}` };
   }
-  const args = argumentsFor(
-    consumer.tool.inputSchema,
-    { canary, boolean: false },
-    { [pathKey(consumer.path)]: consumer.numeric === true ? Number(handle) : handle },
-  );
+  const fill: Record<string, unknown> = {};
+  (consumer.others ?? []).forEach((o, i) => {
+    const v = co[i];
+    if (v !== undefined) fill[pathKey(o.path)] = o.numeric === true ? Number(v) : v;
+  });
+  fill[pathKey(consumer.path)] = consumer.numeric === true ? Number(handle) : handle;
+  const args = argumentsFor(consumer.tool.inputSchema, { canary, boolean: false }, fill);
   return toolCall(consumer.tool.name, args);
 }
 
@@ -96,9 +128,23 @@ export interface Minted {
   readonly driven: Driven;
   readonly canary: string;
   readonly handle?: string;
+  /**
+   * For a consumer with other slots: the caller's own values for them, in order (each minted by
+   * its own call, whose answers are in `also`). Absent when one of them could not be minted.
+   */
+  readonly co?: readonly string[];
+  readonly also?: readonly Driven[];
 }
 
-/** `who` calls the recipe's minter with a fresh canary and finds the handle in its answers. */
+/** The other slots of a recipe's consumer (none for a resource or a one-slot tool). */
+export const othersOf = (recipe: HandleRecipe): readonly CoSlot[] =>
+  recipe.consumer.kind === 'tool' ? (recipe.consumer.others ?? []) : [];
+
+/**
+ * `who` calls the recipe's minter with a fresh canary and finds the handle in its answers at the
+ * place the survey saw it minted; for a consumer with other slots, `who` mints a value for each
+ * of them too (with the same canary), so every slot holds a value of its own.
+ */
 export async function mint(
   ctx: ProbeContext,
   recipe: HandleRecipe,
@@ -106,8 +152,27 @@ export async function mint(
   label: string,
   canary: string = makeCanary(`mint-${who}`),
 ): Promise<Minted> {
-  const args = argumentsFor(recipe.minter.inputSchema, { canary, boolean: false });
-  const driven = await callThrough(ctx, toolCall(recipe.minter.name, args), who, label);
-  const handle = driven.answered ? findLike(driven.answers, driven.sent, recipe.found) : undefined;
-  return { driven, canary, ...(handle === undefined ? {} : { handle }) };
+  const once = async (minter: ToolInfo, like: Found, what: string) => {
+    const args = argumentsFor(minter.inputSchema, { canary, boolean: false });
+    const driven = await callThrough(ctx, toolCall(minter.name, args), who, what);
+    const value = driven.answered ? findLike(driven.answers, like) : undefined;
+    return { driven, value };
+  };
+  const main = await once(recipe.minter, recipe.found, label);
+  const base: Minted = {
+    driven: main.driven,
+    canary,
+    ...(main.value === undefined ? {} : { handle: main.value }),
+  };
+  const others = othersOf(recipe);
+  if (others.length === 0 || main.value === undefined) return base;
+  const co: string[] = [];
+  const also: Driven[] = [];
+  for (const [i, o] of others.entries()) {
+    const m = await once(o.minter, o.found, `${label} (slot ${o.path.join('.')}, ${i + 2})`);
+    also.push(m.driven);
+    if (m.value === undefined) return { ...base, also };
+    co.push(m.value);
+  }
+  return { ...base, co, also };
 }

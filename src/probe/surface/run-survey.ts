@@ -9,10 +9,14 @@ import type { EngineSession } from '../target/session.js';
 import type { Evidence } from '../types.js';
 import { EMPTY_SURFACE } from '../run.js';
 import type { SurfaceMap } from './recipes.js';
-import { survey, SURVEY_BUDGET } from './survey.js';
+import { survey, surveyBudget } from './survey.js';
 
 /** The survey, as the runner sees it: never a verdict of its own, never in the registry. */
 export const SURVEY = { id: 'surface/survey' } as const;
+
+// The survey stops calling this long before its time cap (at most), so what it found is kept
+// whole and what it did not reach is named, instead of being cut off mid-call.
+const MARGIN_MS = 2_000;
 
 /** Run discovery on `session`; what it found and the exchanges that found it. */
 export async function runSurvey(
@@ -20,15 +24,16 @@ export async function runSurvey(
   options: Omit<ProbeRunOptions, 'surface'>,
 ): Promise<{ map: SurfaceMap; evidence: Evidence[] }> {
   let map: SurfaceMap = EMPTY_SURFACE;
+  const stopAt = performance.now() + options.capMs - Math.min(MARGIN_MS, options.capMs / 10);
   const probe = defineProbe({
     id: SURVEY.id,
     title: 'Discovery',
     severity: 'low',
     rationale: 'Finds handles and flows by value.',
     references: [],
-    maxCalls: SURVEY_BUDGET,
+    maxCalls: surveyBudget(session.protocol, options.includeDestructive),
     async run(ctx) {
-      map = await survey(ctx);
+      map = await survey(ctx, { stopAt });
       return skipped('discovery gives no verdict');
     },
   });

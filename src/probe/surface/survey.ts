@@ -1,11 +1,13 @@
 /**
- * Discovery by value. A handle is a value one call returns that another call accepts, whatever
- * either is named: the survey calls each safe tool once as A with placeholder arguments, harvests
- * every value the answers hand out, and offers those values to every string parameter (at any
- * depth) and to `resources/read` (links, templates), best hint first. A parameter that refused the
- * placeholder and takes the minted value is a handle slot; a request that answers `input_required`
- * with a `requestState` (a tool, a prompt, a resource) is a flow. Everything is bounded by the
- * survey's call budget, and what was tried is kept for the report.
+ * Discovery by value. A handle is a value one call mints and another call accepts back, whatever
+ * either is named. The survey calls each safe tool twice as A with the same placeholder arguments
+ * (the same canary): what differs between the two answers is what the call minted (`harvest.ts`),
+ * wherever it sits. Those values are offered to every string or number parameter (at any depth) and
+ * to `resources/read` (links, templates), best hint first; a consumer that refuses one minted value
+ * at a time is offered one in every slot at once. A parameter that refused the placeholder and takes
+ * the minted value is a handle slot; a request that answers `input_required` with a `requestState`
+ * (a tool, a prompt, a resource) is a flow. Every callable tool is surveyed, ordered by what can mint
+ * or consume; the survey's time cap bounds it, and the tools it did not reach are named, with why.
  */
 import type { ProbeContext } from '../define.js';
 import {
@@ -23,12 +25,13 @@ import {
   callableTools,
   isReferenceName,
   objectShape,
+  pathKey,
   slotsOf,
   wordsOf,
   type Slot,
 } from './schema.js';
-import type { Exchange, PromptInfo, ToolInfo } from '../types.js';
-import { harvestRounds, type Found } from './harvest.js';
+import type { Exchange, PromptInfo, ProtocolInfo, ToolInfo } from '../types.js';
+import { harvestMint, type Found } from './harvest.js';
 import { isRiskyParameter } from './tool-risk.js';
 import {
   consumerCall,
@@ -39,12 +42,28 @@ import {
   type SurfaceMap,
 } from './recipes.js';
 
-/** Calls the survey may send. */
-export const SURVEY_BUDGET = 48;
-const MAX_TOOLS = 12;
+/** Most calls per tool the survey plans for (two mints, a few offers, rounds of a flow). */
+const CALLS_PER_TOOL = 8;
 const TRIES_PER_CONSUMER = 3;
 const MAX_RESOURCES = 3;
 const MAX_PROMPTS = 3;
+/** Most slots of one consumer filled with minted values at once. */
+const MAX_SLOTS = 4;
+
+/**
+ * The calls the survey may send on a surface: enough for every callable tool to be minted twice and
+ * offered values, plus resources and prompts. In practice the survey's time cap bounds it first.
+ */
+export function surveyBudget(protocol: ProtocolInfo, includeDestructive: boolean): number {
+  const tools = callableTools(protocol.tools, includeDestructive).length;
+  return Math.min(4000, 24 + CALLS_PER_TOOL * tools + 2 * MAX_RESOURCES * 3 + MAX_PROMPTS);
+}
+
+/** Options of {@link survey}. */
+export interface SurveyOptions {
+  /** `performance.now()` after which the survey calls nothing more (its time cap, with a margin). */
+  readonly stopAt?: number;
+}
 
 /** A value harvested from a tool's answers. */
 interface Offer {
@@ -63,7 +82,10 @@ const GENERIC = new Set(
 const nouns = (text: string): string[] =>
   wordsOf(text).filter((w) => w.length > 1 && !GENERIC.has(w));
 
-/** How well `offer` fits `slot`, or `undefined` when the schema rules it out. */
+/**
+ * How well `offer` fits `slot`, or `undefined` when the schema rules it out. The score only orders
+ * the offers (names, schema hints); whether a value is a handle is decided by the server taking it.
+ */
 export function fitScore(slot: Slot, offer: Offer): number | undefined {
   const s = slot.schema;
   const value = offer.found.value;
@@ -94,63 +116,114 @@ export function fitScore(slot: Slot, offer: Offer): number | undefined {
   score += Math.min(2, 2 * slotWords.filter((w) => minterWords.has(w) && !keyWords.has(w)).length);
   if (isReferenceName(slot.path[slot.path.length - 1] ?? '') || typeof s['pattern'] === 'string')
     score += 2;
-  if (offer.found.kind === 'structured' || offer.found.kind === 'json') score += 1;
-  if (/\d/.test(value)) score += 1;
+  if (offer.found.kind !== 'prose') score += 1;
+  // Minted by difference (two identical calls disagreed there): a fresh value, not a fixed word.
+  if (offer.found.varying === true) score += 1;
   if (offer.found.kind === 'link' && !isUri) score -= 1;
   return score;
 }
 
+/** A minted value before a held one (see `harvest.ts`), then the better fit. */
+const byRank = (a: { offer: Offer; score: number }, b: { offer: Offer; score: number }): number =>
+  Number(b.offer.found.varying === true) - Number(a.offer.found.varying === true) ||
+  b.score - a.score;
+
+/**
+ * The order tools are surveyed in: those that can mint or consume (any parameter, or not declared
+ * read-only) first, fewest required parameters first; a read-only tool without parameters last.
+ */
+export function surveyOrder(tools: readonly ToolInfo[]): ToolInfo[] {
+  const reportsOnly = (t: ToolInfo): number =>
+    Number(slotsOf(t.inputSchema).length === 0 && t.annotations?.['readOnlyHint'] === true);
+  return [...tools].sort(
+    (a, b) => reportsOnly(a) - reportsOnly(b) || requiredCount(a) - requiredCount(b),
+  );
+}
+
 /** Runs the survey as identity A. */
-export async function survey(ctx: ProbeContext): Promise<SurfaceMap> {
+export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Promise<SurfaceMap> {
   const handles: HandleRecipe[] = [];
   const flows: FlowRecipe[] = [];
   const tried: string[] = [];
   const failures: string[] = [];
+  const notReached: { tool: string; why: string }[] = [];
+  // A call the runner refused to send (a value the scan did not create, offered to a tool that
+  // writes) was our choice, not the server's silence: it is no failure, only a try not made.
   const failed = (what: string, e: Exchange): void => {
+    if (e.outcome.kind === 'failure' && e.outcome.failure === 'blocked') return;
     if (readOutcome(e.outcome) === 'failure') failures.push(`${what}: ${describe(e)}`);
   };
   const spent = (e: Exchange): boolean =>
     e.outcome.kind === 'failure' && ['budget', 'deadline'].includes(e.outcome.failure);
+  const late = (): boolean => options.stopAt !== undefined && performance.now() >= options.stopAt;
+  const why = (e?: Exchange): string =>
+    e?.outcome.kind === 'failure' && e.outcome.failure === 'budget'
+      ? "the survey's call budget was spent"
+      : "the survey's time cap passed";
+  const unreached = (tools: readonly ToolInfo[], what: string, e?: Exchange): void => {
+    for (const t of tools)
+      if (!notReached.some((n) => n.tool === t.name))
+        notReached.push({ tool: t.name, why: `${what}: ${why(e)}` });
+  };
 
-  // 1. Every safe tool once, with placeholders: what it hands out, and whether it refuses them.
-  const tools = callableTools(ctx.protocol.tools, ctx.includeDestructive)
-    .sort((a, b) => requiredCount(a) - requiredCount(b))
-    .slice(0, MAX_TOOLS);
+  // 1. Every safe tool twice, with the same placeholders: what it mints (what differs between the
+  // two answers), and whether it refuses placeholders.
+  const tools = surveyOrder(callableTools(ctx.protocol.tools, ctx.includeDestructive));
   const offers: Offer[] = [];
   const refusedPlaceholder = new Set<ToolInfo>();
-  for (const tool of tools) {
+  for (const [i, tool] of tools.entries()) {
+    if (late()) {
+      unreached(tools.slice(i), 'never called');
+      return done();
+    }
     const canary = makeCanary('survey');
     const call = toolCall(tool.name, argumentsFor(tool.inputSchema, { canary, boolean: false }));
     const label = `survey: ${tool.name} with placeholder arguments`;
     const first = await ask(ctx, call, 'A', label);
-    if (spent(first.exchange)) break;
+    if (spent(first.exchange)) {
+      unreached(tools.slice(i), 'never called', first.exchange);
+      return done();
+    }
     failed(tool.name, first.exchange);
-    if (first.reading === 'refused') refusedPlaceholder.add(tool);
+    tried.push(`${tool.name} (${first.reading})`);
+    if (first.reading === 'refused') {
+      refusedPlaceholder.add(tool);
+      continue;
+    }
     if (first.asked?.state !== undefined) {
       flows.push(toolFlow(tool));
       tried.push(`${tool.name} (asks for input)`);
+      continue;
     }
-    let answers: unknown[] =
-      first.exchange.outcome.kind === 'result' ? [first.exchange.outcome.result] : [];
-    let sent: unknown[] = [call.params];
-    if (first.asked !== undefined && first.asked.state === undefined) {
+    if (first.reading === 'failure') continue;
+    const sent: unknown[] = [call.params];
+    let answers: unknown[] = [resultOf(first.exchange)];
+    if (first.asked !== undefined) {
       // Input asked without a state: the server keeps it; drive it through to see what it mints.
       const driven = await callThrough(ctx, call, 'A', `${label}, driven through`);
       answers = driven.answers;
-      sent = driven.sent;
+      sent.splice(0, sent.length, ...driven.sent);
     }
-    if (first.reading !== 'refused')
-      for (const found of harvestRounds(answers, sent))
-        // The caller's own name is never a handle, however the server spells it back.
-        if (ctx.identityOf(found.value) === undefined) offers.push({ found, minter: tool, canary });
-    tried.push(`${tool.name} (${first.reading})`);
+    const again = await callThrough(ctx, call, 'A', `${label}, again (what differs was minted)`);
+    if (spent(again.exchange)) {
+      unreached(tools.slice(i), 'not minted twice', again.exchange);
+      return done();
+    }
+    failed(tool.name, again.exchange);
+    for (const found of harvestMint(answers, again.answered ? again.answers : [], sent))
+      // The caller's own name is never a handle, however the server spells it back.
+      if (ctx.identityOf(found.value) === undefined) offers.push({ found, minter: tool, canary });
   }
 
   // 2. Every string parameter of every tool, offered the values others handed out, best fit first.
   const consumers = [...tools].sort(
     (a, b) => Number(refusedPlaceholder.has(b)) - Number(refusedPlaceholder.has(a)),
   );
-  for (const tool of consumers) {
+  for (const [i, tool] of consumers.entries()) {
+    if (late()) {
+      unreached(consumers.slice(i), 'not offered minted values');
+      return done();
+    }
     const strict = refusedPlaceholder.has(tool);
     const ranked: { slot: Slot; offer: Offer; score: number }[] = [];
     for (const slot of slotsOf(tool.inputSchema)) {
@@ -163,12 +236,13 @@ export async function survey(ctx: ProbeContext): Promise<SurfaceMap> {
         ranked.push({ slot, offer, score });
       }
     }
-    ranked.sort((a, b) => b.score - a.score);
+    ranked.sort(byRank);
     // A tool that took placeholders (a lookup that answers "nothing there" as a success) is offered
     // values where the names hint at a handle, and else its best fit once, which counts only when
     // the answer is about the minted object (it shows what the minting call planted).
     const hinted = ranked.filter((r) => strict || r.score >= 4);
     const tries = (hinted.length > 0 ? hinted : ranked.slice(0, 1)).slice(0, TRIES_PER_CONSUMER);
+    let taken = false;
     for (const { slot, offer, score } of tries) {
       const consumer = {
         kind: 'tool' as const,
@@ -179,7 +253,10 @@ export async function survey(ctx: ProbeContext): Promise<SurfaceMap> {
       const call = consumerCall(consumer, offer.found.value, makeCanary('survey'));
       const label = `survey: ${tool.name}.${slot.path.join('.')} offered ${offer.minter.name}'s value`;
       const first = await ask(ctx, call, 'A', label);
-      if (spent(first.exchange)) return done();
+      if (spent(first.exchange)) {
+        unreached(consumers.slice(i), 'not offered minted values', first.exchange);
+        return done();
+      }
       failed(`${tool.name}.${slot.path.join('.')}`, first.exchange);
       if (first.reading === 'refused' || first.reading === 'failure') continue;
       const weak = !strict && score < 4;
@@ -193,8 +270,41 @@ export async function survey(ctx: ProbeContext): Promise<SurfaceMap> {
       };
       handles.push(recipe);
       if (first.asked?.state !== undefined) flows.push(toolFlow(tool, recipe));
+      taken = true;
       break;
     }
+    if (taken || !strict) continue;
+    // Refused one minted value at a time: it may take several (`add_to_segment(contactId,
+    // segmentId)`). Every slot gets its best minted value at once, a different value each.
+    const slots = fillSlots(hinted);
+    if (slots.length < 2) continue;
+    const [lead, ...rest] = slots as [Filled, ...Filled[]];
+    const together = recipeFor(tool, lead, rest, strict);
+    const call = consumerCall(
+      together.consumer,
+      lead.offer.found.value,
+      makeCanary('survey'),
+      rest.map((f) => f.offer.found.value),
+    );
+    const label = `survey: ${tool.name} offered minted values in ${slots.map((f) => f.slot.path.join('.')).join(', ')}`;
+    const first = await ask(ctx, call, 'A', label);
+    if (spent(first.exchange)) {
+      unreached(consumers.slice(i), 'not offered minted values', first.exchange);
+      return done();
+    }
+    failed(tool.name, first.exchange);
+    if (first.reading === 'refused' || first.reading === 'failure') continue;
+    // One recipe per slot: that slot under test, the others filled with the caller's own values.
+    const perSlot = slots.map((f, k) =>
+      recipeFor(
+        tool,
+        f,
+        slots.filter((_, j) => j !== k),
+        strict,
+      ),
+    );
+    handles.push(...perSlot);
+    if (first.asked?.state !== undefined) flows.push(toolFlow(tool, perSlot[0]));
   }
 
   // 3. Resources: minted links, templates filled with minted values, listed resources.
@@ -209,13 +319,16 @@ export async function survey(ctx: ProbeContext): Promise<SurfaceMap> {
     const variable = /\{[+#./;?&]?([^}]*)\}/.exec(template)?.[1] ?? '';
     const best = offers
       .filter((o) => !o.found.value.includes('://'))
-      .map((o) => ({ o, s: fitScore({ path: [variable], schema: {}, required: true }, o) ?? -1 }))
-      .sort((a, b) => b.s - a.s)[0];
+      .map((offer) => ({
+        offer,
+        score: fitScore({ path: [variable], schema: {}, required: true }, offer) ?? -1,
+      }))
+      .sort(byRank)[0];
     if (best !== undefined)
       resourceTries.push({
-        offer: best.o,
+        offer: best.offer,
         template,
-        call: consumerCall({ kind: 'resource', template }, best.o.found.value, ''),
+        call: consumerCall({ kind: 'resource', template }, best.offer.found.value, ''),
       });
     else {
       const uri = fillTemplate(template, makeCanary('survey'));
@@ -231,6 +344,7 @@ export async function survey(ctx: ProbeContext): Promise<SurfaceMap> {
     });
   }
   for (const t of resourceTries) {
+    if (late()) return done();
     const first = await ask(ctx, t.call, 'A', `survey: ${t.call.subject}`);
     if (spent(first.exchange)) return done();
     failed(t.call.subject, first.exchange);
@@ -254,6 +368,7 @@ export async function survey(ctx: ProbeContext): Promise<SurfaceMap> {
 
   // 4. Prompts.
   for (const prompt of ctx.protocol.prompts.slice(0, MAX_PROMPTS)) {
+    if (late()) return done();
     const call = promptCall(prompt, makeCanary('survey'));
     const first = await ask(ctx, call, 'A', `survey: ${call.subject}`);
     if (spent(first.exchange)) return done();
@@ -272,8 +387,76 @@ export async function survey(ctx: ProbeContext): Promise<SurfaceMap> {
           .join(', ')}`,
       );
     tried.push(...handles.map((h) => `handle: ${recipeName(h)}`));
-    return { handles, flows: orderFlows(flows), tried, failures };
+    if (notReached.length > 0) tried.push(`not reached: ${notReached.length} tool(s)`);
+    return {
+      handles,
+      flows: orderFlows(flows),
+      tried,
+      failures,
+      ...(notReached.length > 0 ? { notReached } : {}),
+    };
   }
+}
+
+/** A slot of a consumer and the minted value chosen for it. */
+interface Filled {
+  readonly slot: Slot;
+  readonly offer: Offer;
+}
+
+/**
+ * Each slot's best offer (in `ranked` order), a different value and a different minting position
+ * for each slot, at most {@link MAX_SLOTS}: the values a consumer of several handles is offered at
+ * once.
+ */
+export function fillSlots(ranked: readonly { slot: Slot; offer: Offer }[]): Filled[] {
+  const out: Filled[] = [];
+  for (const r of ranked) {
+    if (out.length >= MAX_SLOTS) break;
+    const key = pathKey(r.slot.path);
+    if (
+      out.some((f) => pathKey(f.slot.path) === key || f.offer.found.value === r.offer.found.value)
+    )
+      continue;
+    if (
+      out.some(
+        (f) => f.offer.minter === r.offer.minter && f.offer.found.where === r.offer.found.where,
+      )
+    )
+      continue;
+    out.push(r);
+  }
+  return out;
+}
+
+/** The recipe that tests `lead`'s slot of `tool`, the other filled slots taking their own values. */
+function recipeFor(
+  tool: ToolInfo,
+  lead: Filled,
+  others: readonly Filled[],
+  checked: boolean,
+): HandleRecipe {
+  return {
+    minter: lead.offer.minter,
+    found: lead.offer.found,
+    consumer: {
+      kind: 'tool',
+      tool,
+      path: lead.slot.path,
+      ...(lead.slot.numeric === true ? { numeric: true as const } : {}),
+      ...(others.length === 0
+        ? {}
+        : {
+            others: others.map((o) => ({
+              path: o.slot.path,
+              ...(o.slot.numeric === true ? { numeric: true as const } : {}),
+              minter: o.offer.minter,
+              found: o.offer.found,
+            })),
+          }),
+    },
+    checked,
+  };
 }
 
 function requiredCount(t: ToolInfo): number {
@@ -295,9 +478,9 @@ function toolFlow(tool: ToolInfo, needs?: HandleRecipe): FlowRecipe {
     tool,
     readOnly: tool.annotations?.['readOnlyHint'] === true,
     ...(needs === undefined ? {} : { needs }),
-    build: (canary, handle) =>
+    build: (canary, handle, co) =>
       needs !== undefined && handle !== undefined
-        ? consumerCall(needs.consumer, handle, canary)
+        ? consumerCall(needs.consumer, handle, canary, co)
         : toolCall(tool.name, argumentsFor(tool.inputSchema, { canary, boolean: false })),
   };
 }

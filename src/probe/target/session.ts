@@ -38,7 +38,8 @@ const MODERN_ERRORS = new Set([-32020, -32021, -32022]);
 // Failures that mean nobody is there to fall back to.
 const UNREACHABLE = new Set(['spawn', 'transport', 'closed', 'deadline']);
 const MAX_TOOLS = 500;
-const MAX_TOOL_PAGES = 10;
+// Most pages of `tools/list` followed (a page may be one tool), and most tools kept.
+const MAX_TOOL_PAGES = 50;
 
 /** Options of a session. */
 export interface SessionOptions {
@@ -458,6 +459,9 @@ export async function openSession(target: Target, options: SessionOptions): Prom
     let outcome = modernList ?? (await step('tools/list', 'tools/list'));
     if (outcome.kind === 'result' && !('resultType' in outcome.result))
       deviations.push('tools/list result without resultType');
+    // Every page, by `nextCursor`, bounded: a cursor seen before (a loop) or too many pages stop
+    // it, and the tools left unlisted are said to be so.
+    const cursors = new Set<string>();
     for (let page = 1; ; page++) {
       if (outcome.kind !== 'result') break;
       readTools(outcome.result, tools);
@@ -465,7 +469,16 @@ export async function openSession(target: Target, options: SessionOptions): Prom
         isRecord(outcome.result._meta) ? outcome.result._meta[`${META}serverInfo`] : undefined,
       );
       const cursor = outcome.result.nextCursor;
-      if (typeof cursor !== 'string' || page >= MAX_TOOL_PAGES) break;
+      if (typeof cursor !== 'string' || cursor.length === 0) break;
+      if (cursors.has(cursor) || page >= MAX_TOOL_PAGES || tools.length >= MAX_TOOLS) {
+        deviations.push(
+          cursors.has(cursor)
+            ? `tools/list repeated a nextCursor after ${page} page(s): the pages after it were not read`
+            : `tools/list had more than ${page} page(s) (${tools.length} tools read): the rest were not read`,
+        );
+        break;
+      }
+      cursors.add(cursor);
       outcome = await step('tools/list', `tools/list page ${page + 1}`, { cursor });
     }
     Object.assign(lists, await readLists(step));

@@ -4,6 +4,13 @@
  * controls are what keep a "yes" from reading as a finding: both identities live, a forged handle
  * decided, and the server shown to tell A and B apart (A-only tokens in A's answers, or B refused
  * what A gets). Every read is driven through all its rounds, and judged on all of them.
+ *
+ * B's answer on A's handle is judged by experiment: it is lined up (`positions.ts`) against B's
+ * answer on a forged handle and on its own handle, sent with the same canary and B's own values in
+ * any other slot, the handles themselves blanked where the answers quote them. What differs is the
+ * handle's doing; it is reported, and an answer on A's handle that is the forged handle's answer
+ * opened nothing. A's canary or principal confirms only when it is not what B's own request carried
+ * (the `attributable` rule, for now) and B sees it nowhere without A's handle.
  */
 import { randomInt } from 'node:crypto';
 import { confirmed, errored, refuted, skipped, type ProbeContext } from '../define.js';
@@ -11,17 +18,49 @@ import {
   consumerCall,
   consumerName,
   mint,
+  othersOf,
   type HandleRecipe,
   type Minted,
 } from '../surface/recipes.js';
 import { callThrough, describe, type Driven } from './rounds.js';
 import { distinctTokens, makeCanary, markersOf } from '../evidence/markers.js';
 import { attributable } from '../evidence/echo.js';
+import { differences, leavesOf, type Difference } from '../evidence/positions.js';
 import { randomSameShape } from './mutate.js';
 import { check, outOfBudget, startTrial, type Trial } from './trial.js';
 import type { IdentityName } from '../types.js';
 
 const how = (d: Driven): string => (d.answered ? 'answered' : describe(d.exchange));
+
+/** `answers` with each of `handles` blanked wherever it is quoted (the handle sent is no finding). */
+function blanked(answers: unknown, handles: readonly string[]): unknown {
+  let text = JSON.stringify(answers);
+  for (const h of handles) {
+    const quoted = JSON.stringify(h).slice(1, -1);
+    if (quoted.length > 0) text = text.split(quoted).join('\u2026');
+  }
+  return JSON.parse(text) as unknown;
+}
+
+/** Where B's answer on A's handle differs from B's answer on `other`, the handles blanked. */
+export function handleDifference(
+  cross: readonly unknown[],
+  other: readonly unknown[],
+  handles: readonly string[],
+): Difference[] {
+  // Keyed by round (`r0.content.0.text`), so a path reads as where it is.
+  const rounds = (answers: readonly unknown[]): unknown =>
+    blanked(Object.fromEntries(answers.map((a, i) => [`r${i}`, a])), handles);
+  return differences(leavesOf(rounds(other)), leavesOf(rounds(cross)), undefined, 64);
+}
+
+const shown = (d: readonly Difference[]): string =>
+  d
+    .slice(0, 3)
+    .map(
+      (x) => `${x.path}: ${JSON.stringify(x.before ?? null)} → ${JSON.stringify(x.after ?? null)}`,
+    )
+    .join('; ');
 
 /**
  * One recipe, tried with the handle A minted (`mintA`): B and A mint again, each reads its own, B
@@ -35,9 +74,18 @@ export async function tryHandlePair(
   mintA: Minted & { handle: string },
 ): Promise<Trial> {
   const where = consumerName(recipe.consumer);
+  const slots = othersOf(recipe);
   const trial = startTrial(`${recipe.minter.name} → ${where}`);
-  const read = (handle: string, who: IdentityName, label: string): Promise<Driven> =>
-    callThrough(ctx, consumerCall(recipe.consumer, handle, makeCanary('read')), who, label);
+  // B's reads share one canary, so its answers differ only by the handle presented.
+  const canaryB = makeCanary('read');
+  const read = (
+    handle: string,
+    who: IdentityName,
+    label: string,
+    co: readonly string[] | undefined,
+    canary = makeCanary('read'),
+  ): Promise<Driven> =>
+    callThrough(ctx, consumerCall(recipe.consumer, handle, canary, co), who, label);
   const done = (d: Trial['decision']): Trial => Object.assign(trial, { decision: d });
 
   // A, B, A: interleaved in time, so a clock or counter in the answers is the same for both A's.
@@ -45,21 +93,25 @@ export async function tryHandlePair(
   const mintA2 = await mint(ctx, recipe, 'A', 'A mints a second');
   if ([mintB, mintA2].some((m) => outOfBudget(trial, m.driven.exchange)))
     return done(errored('budget spent while minting'));
-  if (mintB.handle === undefined || mintA2.handle === undefined) {
+  const incomplete = (m: Minted): boolean =>
+    m.handle === undefined || (slots.length > 0 && m.co === undefined);
+  if (incomplete(mintB) || incomplete(mintA2)) {
     check(
       trial,
       'bMintsOwnHandle',
       false,
       'B (and A again) can mint a handle',
-      `${how(mintB.driven)} / ${how(mintA2.driven)}`,
+      `${how(mintB.driven)} / ${how(mintA2.driven)}${slots.length > 0 ? ` (and ${slots.length} other slot(s) each)` : ''}`,
     );
     return done(
       errored('B could not mint a handle of its own, so B is not a live second identity'),
     );
   }
-  const readA = await read(mintA.handle, 'A', "A reads A's handle");
-  const readB = await read(mintB.handle, 'B', "B reads B's handle");
-  const readA2 = await read(mintA2.handle, 'A', "A reads A's second handle");
+  const handleB = mintB.handle as string;
+  const handleA2 = mintA2.handle as string;
+  const readA = await read(mintA.handle, 'A', "A reads A's handle", mintA.co);
+  const readB = await read(handleB, 'B', "B reads B's handle", mintB.co, canaryB);
+  const readA2 = await read(handleA2, 'A', "A reads A's second handle", mintA2.co);
   if (!readA.answered && readA.reading === 'refused') {
     return done(skipped(`${where} refused A its own handle: not a consumer of it`));
   }
@@ -78,8 +130,14 @@ export async function tryHandlePair(
   const forgedHandle =
     recipe.found.numeric === true
       ? String(100_000_000 + randomInt(900_000_000))
-      : randomSameShape(mintB.handle);
-  const forged = await read(forgedHandle, 'B', 'B presents a forged handle of the same shape');
+      : randomSameShape(handleB);
+  const forged = await read(
+    forgedHandle,
+    'B',
+    'B presents a forged handle of the same shape',
+    mintB.co,
+    canaryB,
+  );
   const forgedDecided = forged.answered || forged.reading === 'refused';
   check(
     trial,
@@ -96,15 +154,20 @@ export async function tryHandlePair(
     });
   }
 
-  const cross = await read(mintA.handle, 'B', "B presents A's handle");
-  const handles = [mintA.handle, mintA2.handle, mintB.handle, forgedHandle];
-  const exclude = [...handles, mintA.canary, mintA2.canary, mintB.canary];
+  const cross = await read(mintA.handle, 'B', "B presents A's handle", mintB.co, canaryB);
+  const handles = [mintA.handle, handleA2, handleB, forgedHandle];
+  const coValues = [mintA, mintA2, mintB].flatMap((m) => m.co ?? []);
+  const exclude = [...handles, ...coValues, mintA.canary, mintA2.canary, mintB.canary, canaryB];
+  const answersOf = (m: Minted): unknown[] => [
+    ...m.driven.answers,
+    ...(m.also ?? []).flatMap((d) => d.answers),
+  ];
   // What B sees without A's handle: its own records, and what a forged handle opens.
-  const bSees = [...mintB.driven.answers, ...readB.answers, ...forged.answers];
+  const bSees = [...answersOf(mintB), ...readB.answers, ...forged.answers];
   const aTokens = distinctTokens(
     [
-      [...mintA.driven.answers, ...readA.answers],
-      [...mintA2.driven.answers, ...readA2.answers],
+      [...answersOf(mintA), ...readA.answers],
+      [...answersOf(mintA2), ...readA2.answers],
     ],
     [bSees],
     exclude,
@@ -132,6 +195,23 @@ export async function tryHandlePair(
     return done(
       errored(`B's presentation of A's handle drew no decision: ${describe(cross.exchange)}`),
     );
+  // The experiment: B's answer on A's handle against its answer on a forged handle and on its own.
+  const presented = [mintA.handle, forgedHandle, handleB];
+  const vsForged = handleDifference(cross.answers, forged.answers, presented);
+  const vsOwn = handleDifference(cross.answers, readB.answers, presented);
+  if (cross.answered) {
+    trial.observations.push(
+      vsForged.length === 0
+        ? {
+            label: 'answered as a forged handle',
+            detail: `B's answer on A's handle is its answer on a handle never minted (the handles aside): A's handle opened nothing a forgery does not`,
+          }
+        : {
+            label: 'differs from a forged handle',
+            detail: `B's answer on A's handle against a forged one: ${shown(vsForged)}${vsOwn.length === 0 ? "; and it is B's answer on its own handle" : ''}`,
+          },
+    );
+  }
   if (attributed.length > 0) {
     if (!apart) return done(errored('the server did not show that it tells A and B apart'));
     const what = attributed.some((m) => m.kind === 'canary') ? 'canary' : 'principal';

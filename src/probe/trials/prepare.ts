@@ -1,10 +1,11 @@
 /**
  * Getting a discovered flow ready to run as one identity: mint the handle it takes (a fresh canary
- * planted in the minting call's free-form strings), build the request around a fresh canary, and
- * ask round 1.
+ * planted in the minting call's free-form strings; the handle is the value at the place the survey
+ * saw the mint differ, and a consumer of several handles gets the identity's own value in each
+ * other slot), build the request around a fresh canary, and ask round 1.
  */
 import type { ProbeContext } from '../define.js';
-import { mint, recipeName, type FlowRecipe } from '../surface/recipes.js';
+import { mint, othersOf, recipeName, type FlowRecipe } from '../surface/recipes.js';
 import { ask, describe, readOutcome, type Asked, type Call } from './rounds.js';
 import { makeCanary } from '../evidence/markers.js';
 import { uncalledTools } from '../surface/tool-risk.js';
@@ -59,7 +60,18 @@ export async function prepareCall(
       ok: false,
       why: `${flow.needs.minter.name} minted nothing for ${flow.subject} (${describe(m.driven.exchange)})`,
     };
-  const call = flow.build(canary, m.handle);
+  // A consumer of several handles: the identity's own values fill its other slots.
+  const slots = othersOf(flow.needs);
+  if (slots.length > 0 && m.co === undefined) {
+    const failedMint = m.also?.find((d) => readOutcome(d.exchange.outcome) === 'failure');
+    return {
+      ok: false,
+      why: `${identity} could not mint a value for every slot of ${flow.subject}`,
+      ...(failedMint === undefined ? {} : { failure: failedMint.exchange }),
+    };
+  }
+  const co = m.co ?? [];
+  const call = flow.build(canary, m.handle, co);
   return {
     ok: true,
     prepared: {
@@ -67,8 +79,8 @@ export async function prepareCall(
       subject: flow.subject,
       call,
       canary,
-      handles: [m.handle],
-      minted: m.driven.answers,
+      handles: [m.handle, ...co],
+      minted: [...m.driven.answers, ...(m.also ?? []).flatMap((d) => d.answers)],
     },
   };
 }
