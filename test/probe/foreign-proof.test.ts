@@ -116,6 +116,7 @@ for (const twin of FOREIGN_TWINS) {
         if (form !== undefined && (form.variants ?? [variant]).includes(variant)) {
           it(`discovery finds ${form.form}`, () => {
             const found = report.surface;
+            expect(form.handle ?? form.flow).toBeDefined();
             if (form.handle !== undefined)
               expect(found?.handles.some((h) => h.startsWith(form.handle ?? ''))).toBe(true);
             if (form.flow !== undefined) expect(found?.flows).toContain(form.flow);
@@ -138,12 +139,16 @@ for (const twin of FOREIGN_TWINS) {
         }
 
         const expected = twin.expected[variant] ?? {};
+        it('has expected verdicts to check', () =>
+          expect(Object.keys(expected).length).toBeGreaterThan(0));
         for (const [id, verdict] of Object.entries(expected)) {
           it(`${id} is ${verdict}`, () => {
             const r = report.probes.find((p) => p.id === id);
             expect({ verdict: r?.verdict, reason: r?.reason }).toMatchObject({ verdict });
-            if (verdict === 'confirmed' || verdict === 'refuted')
+            if (verdict === 'confirmed' || verdict === 'refuted') {
+              expect(Object.keys(r?.controls ?? {}).length).toBeGreaterThan(0);
               expect(Object.values(r?.controls ?? {}).every((c) => c.held)).toBe(true);
+            }
           });
         }
       });
