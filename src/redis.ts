@@ -5,6 +5,11 @@
  * A subpath of its own so that the root barrel never loads the Redis client: a server on one instance
  * pays nothing for it.
  */
-export { createRedisLedger, type RedisLedgerOptions } from './ledger/redis.js';
+export {
+  createRedisLedger,
+  provisionRedisLedger,
+  type ProvisionRedisLedgerOptions,
+  type RedisLedgerOptions,
+} from './ledger/redis.js';
 export { createRedisHandleBackend, type RedisHandleBackendOptions } from './bind/redis-backend.js';
 export type { RedisConnectionOptions } from './ledger/redis-client.js';

@@ -34,6 +34,19 @@ export interface ActionIo {
 const commandText = (s: string): string =>
   s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 
+/**
+ * A relayed line as the runner shows it, never obeys it: it parses a workflow command from any
+ * line of the step's output, stdout or stderr, that starts (after blanks) with `::` (`::error`,
+ * `::stop-commands::`, `::add-mask::`, …) or with the older `##[`. The scanner's output quotes
+ * config files and servers; such a line gets a visible prefix, so the runner takes it as text.
+ */
+export function inertLine(line: string): string {
+  return /^\s*(?:::|##\[)/.test(line) ? `| ${line}` : line;
+}
+
+/** The lines of relayed text, split where the runner splits them (LF, CR LF, and a lone CR). */
+const LINE_BREAK = /\r\n|\r|\n/;
+
 /** `::add-mask::` for every line of every secret, before anything else is printed. */
 function mask(inputs: { identityA?: string; identityB?: string }, out: ActionIo['out']): void {
   for (const secret of [inputs.identityA, inputs.identityB])
@@ -67,17 +80,21 @@ function scan(argv: readonly string[], inputs: ActionInputs, io: ActionIo): Prom
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    // Line by line, so a secret is never split across two chunks.
+    // Line by line, so a secret is never split across two chunks, and no line is a command. A CR
+    // at a chunk's end may be the first half of CR LF: it waits for the next chunk.
     const relay = (stream: NodeJS.ReadableStream, write: (l: string) => void): void => {
       let pending = '';
       stream.setEncoding('utf8');
       stream.on('data', (chunk: string) => {
-        const lines = (pending + chunk).split('\n');
-        pending = lines.pop() ?? '';
-        for (const line of lines) write(clean(line));
+        const text = pending + chunk;
+        const held = text.endsWith('\r') ? '\r' : '';
+        const lines = text.slice(0, text.length - held.length).split(LINE_BREAK);
+        pending = (lines.pop() ?? '') + held;
+        for (const line of lines) write(inertLine(clean(line)));
       });
       stream.on('end', () => {
-        if (pending !== '') write(clean(pending));
+        const last = pending.replace(/\r$/, '');
+        if (last !== '') write(inertLine(clean(last)));
       });
     };
     relay(child.stdout, io.err);

@@ -9,6 +9,7 @@
  * alone by design (SSE-only, a transport the scanner does not speak) is reported but does not
  * raise the exit code.
  */
+import { createRedactor } from '../probe/evidence/evidence.js';
 import { applyBaselineToServers, failsRun, STALE_REASON } from '../probe/baseline.js';
 import type { CombinedReport, RunReport } from '../probe/types.js';
 import { REPORTERS } from '../report/index.js';
@@ -49,10 +50,13 @@ export async function runConfigScan(
   }
   for (const d of selection.disabled)
     err(`stateguard scan: not scanned (disabled in its file): ${d}`);
+  // A problem or warning may quote a value the entry resolved from the environment (an envFile
+  // path with a placeholder): redacted as its report is, stderr being a log too.
   for (const plan of selection.plans) {
-    for (const w of plan.warnings) err(`stateguard scan: warning: ${w}`);
+    const redactor = createRedactor(plan.identities, plan.secrets);
+    for (const w of plan.warnings) err(`stateguard scan: warning: ${redactor.string(w)}`);
     if (plan.problem !== undefined)
-      err(`[${visibleLine(plan.source.name)}] stateguard: ${plan.problem}`);
+      err(`[${visibleLine(plan.source.name)}] stateguard: ${redactor.string(plan.problem)}`);
   }
   const combined = await scanServers(selection.plans, sharedScanConfig(args), {
     concurrency: selection.concurrency,

@@ -15,7 +15,7 @@ import { certXGenErrored } from '../report/cert-x-gen.js';
 import { REPORTERS } from '../report/index.js';
 import { sourceRootOf } from '../report/sarif-location.js';
 import { summaryLine } from '../report/text.js';
-import { visible } from '../report/visible.js';
+import { visibleLine } from '../report/visible.js';
 import { parseScanArgs, SCAN_HELP, type CommonScanArgs } from './scan-args.js';
 import { engineRequested } from './engine-env.js';
 import { runConfigScan } from './config-command.js';
@@ -47,10 +47,11 @@ export function progressLine(event: ScanProgress): string {
 
 /** Runs `stateguard scan` with these arguments; resolves with the exit code. */
 export async function runScanCommand(argv: readonly string[]): Promise<number> {
-  // Progress, warnings and usage errors quote what the target (or the user) wrote: escaped, never
-  // obeyed (report/visible.ts).
+  // Progress, warnings and usage errors quote what the target, a config file or the user wrote:
+  // escaped, never obeyed, and one line each (report/visible.ts): a value's newline cannot start a
+  // line of its own (a CI runner's workflow command, a forged progress line).
   const err = (line: string): void => {
-    process.stderr.write(`${visible(line)}\n`);
+    process.stderr.write(`${visibleLine(line)}\n`);
   };
   let args: ReturnType<typeof parseScanArgs>;
   try {

@@ -9,8 +9,15 @@
  * finds it gone, or replaced by a fresh one it did not write, knows the memory was lost and writes
  * a fenced epoch carrying the time of the loss (on Redis's clock). From then on every ledger
  * refuses the tokens that may have been issued before the fence (`LedgerUnavailableError`: it
- * cannot know whether they were used) and serves those issued after it. The first epoch a fresh
- * Redis ever gets carries no fence: nothing can have been consumed before it.
+ * cannot know whether they were used) and serves those issued after it.
+ *
+ * A ledger that finds no epoch at all fences too, whether or not it ever saw one: an instance that
+ * joins after the loss (or restarts with it) is as blind to it as Redis is, and a final round used
+ * before the loss and replayed there first must still be refused. A Redis that has truly never
+ * served is declared so once with {@link provisionRedisLedger}; otherwise the fleet's first
+ * consume fences like any loss (tokens issued before it, and within the margin after it, are
+ * refused once). The margin is the clock-skew allowance plus the command timeout: an issuer whose
+ * clock runs ahead stamps a token issued before the loss with a later time, by up to the skew.
  */
 import { randomBytes } from 'node:crypto';
 import { LedgerUnavailableError } from '../errors.js';
@@ -38,6 +45,10 @@ const EPOCH_ID = 'epoch';
  * KEYS: id key, epoch key. ARGV: ttl, issuedAgoMs ('' unknown), the epoch this ledger knows ('' none),
  * a fresh epoch id, margin (ms). Epochs read `<id>:<fence ms on Redis's clock, 0 for none>`.
  * Returns { epoch, 'first' | 'used' | 'fenced' }.
+ *
+ * A missing epoch is always written fenced: a ledger that never saw one cannot tell a Redis that
+ * never served from one that forgot (only {@link provisionRedisLedger} says a Redis is new). An
+ * unfenced epoch this ledger did not write, replacing the one it knew, is a loss too.
  */
 const CONSUME_SCRIPT = `
 local t = redis.call('TIME')
@@ -45,9 +56,7 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local epoch = redis.call('GET', KEYS[2])
 local known = ARGV[3]
 if not epoch then
-  local fence = 0
-  if known ~= '' then fence = now end
-  epoch = ARGV[4] .. ':' .. fence
+  epoch = ARGV[4] .. ':' .. now
   redis.call('SET', KEYS[2], epoch)
 elseif known ~= '' and string.sub(epoch, 1, #known + 1) ~= known .. ':' and string.sub(epoch, -2) == ':0' then
   epoch = ARGV[4] .. ':' .. now
@@ -62,6 +71,37 @@ end
 if redis.call('SET', KEYS[1], '1', 'PX', ARGV[1], 'NX') then return { epoch, 'first' } end
 return { epoch, 'used' }
 `;
+
+/** Options of {@link provisionRedisLedger}: where the ledgers' keys live. */
+export interface ProvisionRedisLedgerOptions extends RedisConnectionOptions {
+  /** The prefix the ledgers use. Default `stateguard:used:`. */
+  prefix?: string;
+}
+
+/**
+ * Declare a Redis new: it has never held a ledger's ids under this prefix, so its first epoch
+ * carries no fence and tokens issued before the fleet's first consume are served. Call it once,
+ * when the Redis is provisioned, before any instance serves; never after a restart, a flush or a
+ * failover (then the fence is what keeps used tokens used). It only writes an epoch where there is
+ * none (`SET NX`): a Redis that already has one keeps it. Resolves true when it wrote the epoch.
+ */
+export async function provisionRedisLedger(options: ProvisionRedisLedgerOptions): Promise<boolean> {
+  const prefix = checkPrefix(options.prefix, 'stateguard:used:');
+  const redis = createRedisConnection(options);
+  try {
+    const reply = await redis.call(
+      'SET',
+      `${prefix}${EPOCH_ID}`,
+      `${randomBytes(12).toString('base64url')}:0`,
+      'NX',
+    );
+    return reply === 'OK';
+  } catch (error) {
+    throw new LedgerUnavailableError({ cause: error });
+  } finally {
+    await redis.close();
+  }
+}
 
 /**
  * Create a single-use ledger in Redis. Any store error (refused connection, timeout, unexpected reply)

@@ -15,6 +15,7 @@ import type { Fleet } from './fleet.js';
 export const FAULT_KINDS = [
   'replay',
   'redis-restart',
+  'redis-restart-fresh',
   'redis-pause',
   'instance-kill',
   'key-rotation',
@@ -68,6 +69,18 @@ async function inject(kind: FaultKind, options: FaultOptions): Promise<string> {
       await sleep(options.downMs);
       redis.current = await startRedis({ port });
       return `redis-server SIGKILLed, restarted on the same port after ${options.downMs} ms`;
+    }
+    case 'redis-restart-fresh': {
+      // An instance that joins after the loss: it never saw the epoch the others knew. Load and the
+      // late replays (round-robin through the proxy) reach it as they reach the survivors, so a
+      // final round used before the loss may be replayed on it first.
+      const { port } = redis.current;
+      await fleet.kill(victim);
+      await redis.current.kill();
+      await sleep(options.downMs);
+      redis.current = await startRedis({ port });
+      await fleet.start(victim);
+      return `instance ${victim} SIGKILLed, redis-server SIGKILLed and restarted empty, then instance ${victim} started fresh (no epoch seen)`;
     }
     case 'redis-pause':
       redis.current.pause();

@@ -25,6 +25,8 @@ export interface FleetOptions {
   ledgerTimeoutMs: number;
   /** The ledger's `clockSkewMs`. */
   clockSkewMs: number;
+  /** How far each instance's clock runs ahead of the host's: instance i gets entry i % length. */
+  clockOffsetsMs?: readonly number[];
   /** Bearer tokens the instances accept, each its own user. */
   tokens: readonly string[];
   /** Where the journals go. */
@@ -72,7 +74,14 @@ interface Spawned {
   port: number;
 }
 
-function spawnInstance(options: FleetOptions, journal: string, keys: readonly string[], port = 0) {
+function spawnInstance(
+  options: FleetOptions,
+  journal: string,
+  keys: readonly string[],
+  index: number,
+  port = 0,
+) {
+  const offsets = options.clockOffsetsMs ?? [0];
   const child = spawn(process.execPath, instanceCommand(), {
     stdio: ['ignore', 'ignore', 'pipe'],
     env: {
@@ -83,6 +92,7 @@ function spawnInstance(options: FleetOptions, journal: string, keys: readonly st
       SOAK_REDIS_URL: options.redisUrl,
       SOAK_LEDGER_TIMEOUT_MS: String(options.ledgerTimeoutMs),
       SOAK_CLOCK_SKEW_MS: String(options.clockSkewMs),
+      SOAK_CLOCK_OFFSET_MS: String(offsets[index % offsets.length] ?? 0),
       SOAK_TOKENS: options.tokens.join(','),
       SOAK_JOURNAL: journal,
     },
@@ -116,7 +126,9 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     join(options.dir, `${options.name}-${i}.jsonl`),
   );
   const rings = journals.map(() => [...options.keys]);
-  const spawned = await Promise.all(journals.map((j) => spawnInstance(options, j, options.keys)));
+  const spawned = await Promise.all(
+    journals.map((j, i) => spawnInstance(options, j, options.keys, i)),
+  );
   const children: (ChildProcess | undefined)[] = spawned.map((s) => s.child);
   const ports = spawned.map((s) => s.port);
 
@@ -138,6 +150,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
           options,
           journals[i] as string,
           rings[i] as string[],
+          i,
           ports[i],
         );
         children[i] = child;

@@ -9,7 +9,7 @@
  * `onReject`, the server log of every refusal).
  *
  * Environment: `SOAK_PORT` (0: any), `SOAK_KEYS` (comma-separated), `SOAK_GUARDED` (`1` or `0`),
- * `SOAK_REDIS_URL`, `SOAK_LEDGER_TIMEOUT_MS`, `SOAK_CLOCK_SKEW_MS`, `SOAK_TOKENS` (comma-separated bearer tokens, each its
+ * `SOAK_REDIS_URL`, `SOAK_LEDGER_TIMEOUT_MS`, `SOAK_CLOCK_SKEW_MS`, `SOAK_CLOCK_OFFSET_MS` (this instance's clock, ahead of the host's by that much), `SOAK_TOKENS` (comma-separated bearer tokens, each its
  * own user), `SOAK_JOURNAL` (file). Prints `[soak-instance] ready <port>` on stderr; SIGTERM closes
  * the listener, lets requests in flight finish (bounded) and exits.
  */
@@ -49,7 +49,10 @@ function main(): void {
       timeoutMs: Number(process.env['SOAK_LEDGER_TIMEOUT_MS'] ?? 1000),
       clockSkewMs: Number(process.env['SOAK_CLOCK_SKEW_MS'] ?? 60_000),
     });
+    // This instance's clock: the host's, moved by SOAK_CLOCK_OFFSET_MS (skewed clocks in a fleet).
+    const offset = Number(process.env['SOAK_CLOCK_OFFSET_MS'] ?? 0);
     guard = createStateGuard({
+      now: () => Date.now() + offset,
       transport: 'http',
       keys: env('SOAK_KEYS').split(','),
       audience: 'reports',

@@ -33,6 +33,7 @@ const USAGE = `Usage: npm run soak -- [options]
   --late-replays N      used final rounds sent again after each fault (default ${D.lateReplays})
   --faults a,b          fault kinds, in order (default ${FAULT_KINDS.join(',')})
   --no-unguarded        skip the unguarded fleet
+  --no-skewed-clocks    run every instance on the host's clock (default: 0, +80 %, -80 % of the skew)
   -h, --help            this help
 `;
 
@@ -60,11 +61,16 @@ function parse(argv: string[]): SoakOptions | undefined {
       ...Object.fromEntries(Object.keys(INTEGER_FLAGS).map((f) => [f, { type: 'string' }])),
       faults: { type: 'string' },
       'no-unguarded': { type: 'boolean', default: false },
+      'no-skewed-clocks': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     } as Record<string, { type: 'string' | 'boolean'; short?: string; default?: boolean }>,
   });
   if (values['help'] === true) return undefined;
-  const options: SoakOptions = { ...D, unguarded: values['no-unguarded'] !== true };
+  const options: SoakOptions = {
+    ...D,
+    unguarded: values['no-unguarded'] !== true,
+    skewedClocks: values['no-skewed-clocks'] !== true,
+  };
   for (const [flag, key] of Object.entries(INTEGER_FLAGS)) {
     const raw = values[flag];
     if (typeof raw !== 'string') continue;

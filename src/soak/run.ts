@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startRedis, type RedisServer } from '../bench/redis-server.js';
+import { provisionRedisLedger } from '../ledger/redis.js';
 import { createLoad, type Load } from './clients.js';
 import { FAULT_KINDS, runFaults, type FaultEvent, type FaultKind } from './faults.js';
 import { startFleet, type Fleet } from './fleet.js';
@@ -37,6 +38,11 @@ export interface SoakOptions {
    * small; after Redis loses its memory, tokens issued up to this long after the loss are refused.
    */
   clockSkewMs: number;
+  /**
+   * Skewed clocks: the instances' clocks run 0, +80 % and -80 % of `clockSkewMs` off the host's
+   * (in turn), inside the allowance the ledgers are given.
+   */
+  skewedClocks: boolean;
   roundTimeoutMs: number;
   retries: number;
   /** Flows started at most per fleet, whatever the time. */
@@ -60,6 +66,7 @@ export const DEFAULT_SOAK_OPTIONS: SoakOptions = {
   pauseMs: 2_000,
   ledgerTimeoutMs: 500,
   clockSkewMs: 1_000,
+  skewedClocks: true,
   roundTimeoutMs: 10_000,
   retries: 2,
   maxFlows: 100_000,
@@ -99,6 +106,9 @@ async function startSide(
     redisUrl: shared.redisUrl,
     ledgerTimeoutMs: options.ledgerTimeoutMs,
     clockSkewMs: options.clockSkewMs,
+    ...(options.skewedClocks
+      ? { clockOffsetsMs: [0, 0.8, -0.8].map((f) => Math.round(f * options.clockSkewMs)) }
+      : {}),
     tokens: shared.tokens,
     dir: shared.dir,
   });
@@ -165,6 +175,9 @@ export async function runSoak(
   const cleanup: (() => Promise<void>)[] = [];
   const redis: { current: RedisServer } = { current: await startRedis() };
   cleanup.push(() => redis.current.kill());
+  // A Redis started for the soak has never served: declared new, so the fleet's first consume is
+  // not fenced (its restarts, later, are not declared: there the fence is what is soaked).
+  await provisionRedisLedger({ url: redis.current.url });
   try {
     const [oldKey, newKey] = [randomBytes(32), randomBytes(32)].map((k) => k.toString('base64url'));
     // Rotation step 1 is done before the run (every instance opens the new key); the fault is step

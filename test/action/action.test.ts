@@ -239,6 +239,37 @@ describe('the GitHub Action step', () => {
     expectNoSecret(run);
   }, 90_000);
 
+  it('relays no workflow command that a config file planted (a key, an envFile path, a placeholder)', async () => {
+    // Each value is one that reaches stderr: a problem text, a warning, a progress line.
+    const config = JSON.stringify({
+      mcpServers: {
+        'evil\n::error title=forged::from a key': {
+          url: fixed.url,
+          headers: { 'Mcp-Method': 'x' },
+        },
+        'file\r::warning::from a CR': {
+          command: 'node',
+          envFile: 'missing\n::stop-commands::forgedtoken\n::error::after stop',
+        },
+        'placeholder\n##[error]legacy': { command: '${input:x\n::error::from a placeholder}' },
+      },
+    });
+    const run = await runStep({ config: '.mcp.json', probes: 'state/tamper' }, (ws) =>
+      writeFileSync(join(ws, '.mcp.json'), config),
+    );
+    expect(run.outputs['exit-code'], run.stderr).toBe('3');
+    const lines = `${run.stdout}\n${run.stderr}`.split(/\r\n|\r|\n/);
+    // The step's own commands are the only ones, and the planted texts are there, inert.
+    const commands = lines.filter((l) => /^\s*(::|##\[)/.test(l));
+    expect(commands.length).toBeGreaterThan(0);
+    for (const c of commands)
+      expect(c).toMatch(/^::(add-mask|error title=stateguard|warning title=stateguard)::/);
+    expect(run.stderr).toContain('forgedtoken');
+    expect(run.stderr).toContain('from a placeholder');
+    expect(run.stderr).toContain('from a key');
+    expect(commands.join('\n')).not.toContain('forged');
+  }, 90_000);
+
   it.each([
     ['errored', 3],
     ['confirmed', 0],

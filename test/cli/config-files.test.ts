@@ -416,6 +416,68 @@ describe('the --config flags', () => {
   });
 });
 
+describe('per-server identities go to one server only', () => {
+  const place = { cwd: dir, home: dir };
+  const twoFiles = (): [string, string] => {
+    const first = join(dir, 'identity-first.json');
+    const second = join(dir, 'identity-second.json');
+    writeFileSync(
+      first,
+      JSON.stringify({
+        mcpServers: { github: { command: 'x' }, GitHub: { url: 'http://127.0.0.1:1/mcp' } },
+      }),
+    );
+    writeFileSync(
+      second,
+      JSON.stringify({ mcpServers: { 'git-hub': { command: 'y' }, github: { command: 'z' } } }),
+    );
+    return [first, second];
+  };
+  const failure = (argv: string[], env: NodeJS.ProcessEnv): string => {
+    try {
+      parseScanArgs(argv, env, place);
+    } catch (error) {
+      if (error instanceof ProbeUsageError) return error.message;
+      throw error;
+    }
+    return 'no usage error';
+  };
+
+  it.each([
+    ['two entries of one file', (f: string) => ['--config', f], ["'github' (", "'GitHub' ("]],
+    [
+      'one name declared in two files',
+      (f: string, s: string) => ['--config', f, '--config', s, '--server', 'github'],
+      ['identity-first.json:1', 'identity-second.json:1'],
+    ],
+  ] as const)('%s that fold to a set variable: a usage error naming both', (_, argv, named) => {
+    const [first, second] = twoFiles();
+    const message = failure([...argv(first, second)], {
+      STATEGUARD_IDENTITY_A__GITHUB: 'secret-a',
+    });
+    expect(message).toContain('STATEGUARD_IDENTITY_A__GITHUB would go to 2 servers');
+    for (const n of named) expect(message).toContain(n);
+    expect(message).not.toContain('secret-a');
+  });
+
+  it('gives the variable to the one entry it names when no other folds to it', () => {
+    const [first] = twoFiles();
+    const env = { STATEGUARD_IDENTITY_B__GITHUB: 'own-b' };
+    const args = parseScanArgs(['--config', first, '--server', 'GitHub'], env, place);
+    if (args === 'help') throw new Error('help');
+    expect(args.config?.plans.map((p) => [p.source.name, p.identities.B])).toEqual([
+      ['GitHub', 'own-b'],
+    ]);
+  });
+
+  it('lets names that fold alike be when no such variable is set', () => {
+    const [first] = twoFiles();
+    const args = parseScanArgs(['--config', first], { STATEGUARD_IDENTITY_A__OTHER: 'x' }, place);
+    if (args === 'help') throw new Error('help');
+    expect(args.config?.plans.map((p) => p.source.name)).toEqual(['github', 'GitHub']);
+  });
+});
+
 describe('a baseline over several servers', () => {
   const server = (name: string, display: string, verdict: 'confirmed' | 'refuted'): RunReport => ({
     ...report,

@@ -16,3 +16,16 @@ export function announceRedisSkip(suite: string): void {
     console.warn(`[skipped] ${suite}: ${REDIS_SKIP_REASON}`);
   }
 }
+
+/**
+ * Declare a just-started Redis new for these ledger prefixes (`provisionRedisLedger`): a Redis a
+ * ledger never used would otherwise be fenced at its first consume, like one that lost its memory.
+ * Never for a Redis restarted in a test: there the fence is what is tested.
+ */
+export async function provisionLedgers(
+  url: string,
+  prefixes: readonly string[] = ['stateguard:used:'],
+): Promise<void> {
+  const { provisionRedisLedger } = await import('../../src/ledger/redis.js');
+  for (const prefix of prefixes) await provisionRedisLedger({ url, prefix, timeoutMs: 2_000 });
+}

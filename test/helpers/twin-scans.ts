@@ -84,7 +84,9 @@ export function itHasVerdict(report: () => RunReport, id: string, verdict: Verdi
   it(`${id} is ${verdict}`, () => {
     const r = report().probes.find((p) => p.id === id);
     expect({ verdict: r?.verdict, reason: r?.reason }).toMatchObject({ verdict });
-    if (verdict === 'confirmed' || verdict === 'refuted')
+    if (verdict === 'confirmed' || verdict === 'refuted') {
+      expect(Object.keys(r?.controls ?? {}).length).toBeGreaterThan(0);
       expect(Object.values(r?.controls ?? {}).every((c) => c.held)).toBe(true);
+    }
   });
 }

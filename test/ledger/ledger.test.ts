@@ -12,6 +12,7 @@ import { createRedisLedger } from '../../src/redis.js';
 import {
   announceRedisSkip,
   REDIS_SKIP_REASON,
+  provisionLedgers,
   startRedis,
   type RedisServer,
 } from '../helpers/redis.js';
@@ -187,6 +188,18 @@ describe('createRedisLedger on a client that answers oddly', () => {
 
 announceRedisSkip('createRedisLedger');
 
+// Every prefix the ledgers below use on a Redis started for them (not on one restarted).
+const PREFIXES = [
+  'stateguard:used:',
+  'app-a:',
+  'app-b:',
+  'app:',
+  'garbled:',
+  'lost-a:',
+  'lost-b:',
+  'skew:',
+];
+
 describe.skipIf(REDIS_SKIP_REASON !== undefined)('createRedisLedger', () => {
   let redis: RedisServer;
   const ledgers: SingleUseLedger[] = [];
@@ -197,6 +210,7 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('createRedisLedger', () => {
 
   beforeAll(async () => {
     redis = await startRedis();
+    await provisionLedgers(redis.url, PREFIXES);
   });
   afterAll(async () => {
     await Promise.all(ledgers.map((l) => l.close()));
@@ -229,6 +243,7 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('createRedisLedger', () => {
 
   it('refuses every consume with LedgerUnavailableError once Redis is killed, accepting none', async () => {
     const spare = await startRedis();
+    await provisionLedgers(spare.url, PREFIXES);
     try {
       const ledger = track(createRedisLedger({ url: spare.url, timeoutMs: 500 }));
       const used = newId();
@@ -250,6 +265,7 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('createRedisLedger', () => {
 
   it('refuses while Redis was never reachable, and recovers once it comes up', async () => {
     const gone = await startRedis();
+    await provisionLedgers(gone.url, PREFIXES);
     await gone.kill();
     const ledger = track(createRedisLedger({ url: gone.url, timeoutMs: 500 }));
     await expect(ledger.consume(newId(), inAMinute())).rejects.toBeInstanceOf(
@@ -258,7 +274,9 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('createRedisLedger', () => {
     await expect(ledger.consume(newId(), inAMinute())).rejects.toBeInstanceOf(
       LedgerUnavailableError,
     );
+    // Never reachable, so never served: new, as provisioned.
     const back = await startRedis({ port: gone.port });
+    await provisionLedgers(back.url, PREFIXES);
     try {
       const id = newId();
       expect(await consumeOnceBack(ledger, id)).toBe(true);
@@ -270,6 +288,7 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('createRedisLedger', () => {
 
   it('recovers once Redis is back (empty), refusing until then', async () => {
     const first = await startRedis();
+    await provisionLedgers(first.url, PREFIXES);
     let second: RedisServer | undefined;
     try {
       const ledger = track(createRedisLedger({ url: first.url, timeoutMs: 500, clockSkewMs: 0 }));
@@ -320,6 +339,7 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('createRedisLedger', () => {
 
   it('keeps every key it writes under its prefix: the ids and the epoch', async () => {
     const spare = await startRedis();
+    await provisionLedgers(spare.url, ['app:']);
     const probe = new Redis(spare.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
     try {
       const ledger = track(createRedisLedger({ url: spare.url, prefix: 'app:', timeoutMs: 2_000 }));
@@ -409,6 +429,7 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('createRedisLedger', () => {
 
   it('passes the errors of the client it owns to onError, for the server log', async () => {
     const gone = await startRedis();
+    await provisionLedgers(gone.url, PREFIXES);
     await gone.kill();
     const errors = new EventEmitter();
     const reported = nextEvent(errors, 'error');
@@ -461,6 +482,7 @@ const causeOf = (refusal: unknown): string => {
 describe.skipIf(REDIS_SKIP_REASON !== undefined)('the Redis client the ledger creates', () => {
   it("refuses while Redis is down with ioredis's offline refusal, queuing nothing for later", async () => {
     const spare = await startRedis();
+    await provisionLedgers(spare.url, PREFIXES);
     const connectionErrors = new EventEmitter();
     const ledger = createRedisLedger({
       url: spare.url,
@@ -487,6 +509,7 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('the Redis client the ledger cr
 
   it('reconnects in the background after 100 ms, then 200 ms, …, at most every 2 s', async () => {
     const spare = await startRedis();
+    await provisionLedgers(spare.url, PREFIXES);
     const connection = createRedisConnection({ url: spare.url, timeoutMs: 2_000 });
     try {
       expect(await connection.call('PING')).toBe('PONG');
@@ -507,6 +530,7 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('the Redis client the ledger cr
 
   it('drops a command in flight when Redis dies, instead of replaying it on the restarted one', async () => {
     const spare = await startRedis();
+    await provisionLedgers(spare.url, PREFIXES);
     let back: RedisServer | undefined;
     const connection = createRedisConnection({ url: spare.url, timeoutMs: 300 });
     const pauser = new Redis(spare.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
@@ -532,6 +556,7 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('the Redis client the ledger cr
 
   it('stays closed when closed before its first use: no connection is opened again', async () => {
     const spare = await startRedis();
+    await provisionLedgers(spare.url, PREFIXES);
     const connection = createRedisConnection({ url: spare.url, timeoutMs: 2_000 });
     try {
       const ended = nextEvent(connection.client, 'end');

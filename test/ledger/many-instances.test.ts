@@ -16,6 +16,7 @@ import { connectHttp, type Outcome } from '../helpers/mcp-client.js';
 import {
   announceRedisSkip,
   REDIS_SKIP_REASON,
+  provisionLedgers,
   startRedis,
   type RedisServer,
 } from '../helpers/redis.js';
@@ -90,6 +91,7 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('a guarded server on several in
 
   beforeAll(async () => {
     redis = await startRedis();
+    await provisionLedgers(redis.url);
     a = await instance(redis.url);
     b = await instance(redis.url);
   });
@@ -189,6 +191,7 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('a guarded server on several in
 describe.skipIf(REDIS_SKIP_REASON !== undefined)('a fleet whose Redis goes away', () => {
   it('refuses every single-use round with -32603 and creates nothing', async () => {
     const redis = await startRedis();
+    await provisionLedgers(redis.url);
     try {
       const a = await instance(redis.url);
       const b = await instance(redis.url);
@@ -209,6 +212,7 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)('a fleet whose Redis goes away'
 
   it('refuses a final round used before Redis restarted empty, creating nothing more', async () => {
     let redis = await startRedis();
+    await provisionLedgers(redis.url);
     try {
       const a = await instance(redis.url);
       const b = await instance(redis.url);

@@ -9,6 +9,7 @@ import { LedgerUnavailableError, type SingleUseLedger } from '../../src/index.js
 import { createRedisLedger } from '../../src/redis.js';
 import {
   announceRedisSkip,
+  provisionLedgers,
   REDIS_SKIP_REASON,
   startRedis,
   type RedisServer,
@@ -25,14 +26,16 @@ afterAll(async () => {
   await Promise.allSettled(servers.map((s) => s.kill()));
 });
 
+/** A Redis: started new (and provisioned as new), or restarted empty on `port`. */
 async function redis(port?: number): Promise<RedisServer> {
   const server = await startRedis(port === undefined ? {} : { port });
   servers.push(server);
+  if (port === undefined) await provisionLedgers(server.url);
   return server;
 }
 
-function ledger(url: string): SingleUseLedger {
-  const created = createRedisLedger({ url, timeoutMs: TIMEOUT_MS, clockSkewMs: 0 });
+function ledger(url: string, clockSkewMs = 0): SingleUseLedger {
+  const created = createRedisLedger({ url, timeoutMs: TIMEOUT_MS, clockSkewMs });
   ledgers.push(created);
   return created;
 }
@@ -99,23 +102,63 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)(
       expect(await survivor.consume(fresh, MINUTE, 0)).toBe(false);
     });
 
-    it('makes a ledger that never saw the old epoch refuse the old tokens too', async () => {
+    it('refuses a final round replayed first on an instance that joined after the loss', async () => {
       const server = await redis();
       const survivor = ledger(server.url);
       const used = newId();
       expect(await survivor.consume(used, MINUTE, 0)).toBe(true);
       await sleep(50);
       await restartEmpty(server);
-      // A fresh instance reaches the empty Redis first: it cannot know anything was lost…
+      // A fresh instance reaches the empty Redis first, with the replay: it never saw an epoch, so
+      // it cannot know anything was lost. Before the fix it wrote an unfenced epoch and answered true.
       const newcomer = ledger(server.url);
-      await settle(() => newcomer.consume(newId(), MINUTE, 0));
-      // …until a survivor sees the epoch it knew replaced, and fences. Then both refuse.
+      expect(await settle(() => newcomer.consume(used, MINUTE, 1_000))).toBeInstanceOf(
+        LedgerUnavailableError,
+      );
+      // The fence it wrote holds for the survivor too, for that token and any other as old.
       expect(await settle(() => survivor.consume(used, MINUTE, 1_000))).toBeInstanceOf(
         LedgerUnavailableError,
       );
-      await expect(newcomer.consume(used, MINUTE, 1_000)).rejects.toBeInstanceOf(
+      await expect(newcomer.consume(newId(), MINUTE, 1_000)).rejects.toBeInstanceOf(
         LedgerUnavailableError,
       );
+    });
+
+    it('refuses a token used before the loss whose issuer clock ran ahead by less than the skew', async () => {
+      // The issuer's clock runs AHEAD seconds ahead: every age the consumer computes is short by that
+      // much, so a token issued before the loss looks issued up to AHEAD later. Only the skew term of
+      // the margin (SKEW > AHEAD) keeps it on the fenced side: without it, the fence would sit at
+      // the timeout alone, and this replay (well within AHEAD of the loss) would be served.
+      const SKEW = 5_000;
+      const AHEAD = 4_000;
+      const server = await redis();
+      const survivor = ledger(server.url, SKEW);
+      const used = newId();
+      const issued = Date.now();
+      expect(await survivor.consume(used, MINUTE, -AHEAD)).toBe(true);
+      await restartEmpty(server);
+      const newcomer = ledger(server.url, SKEW);
+      const replay = await settle(() =>
+        newcomer.consume(used, MINUTE, Date.now() - issued - AHEAD),
+      );
+      // The premise: the replay came soon enough after the loss for the skew to matter.
+      expect(Date.now() - issued).toBeLessThan(AHEAD - TIMEOUT_MS);
+      expect(replay).toBeInstanceOf(LedgerUnavailableError);
+    });
+
+    it('serves tokens issued after the fence plus the skew, on a fresh instance too', async () => {
+      const SKEW = 1_000;
+      const server = await redis();
+      expect(await ledger(server.url, SKEW).consume(newId(), MINUTE, 0)).toBe(true);
+      await restartEmpty(server);
+      const newcomer = ledger(server.url, SKEW);
+      expect(await settle(() => newcomer.consume(newId(), MINUTE, 0))).toBeInstanceOf(
+        LedgerUnavailableError,
+      );
+      await sleep(SKEW + TIMEOUT_MS + 100);
+      const fresh = newId();
+      expect(await newcomer.consume(fresh, MINUTE, 0)).toBe(true);
+      expect(await newcomer.consume(fresh, MINUTE, 0)).toBe(false);
     });
 
     it('refuses a consume that gives no age once a loss was seen', async () => {
@@ -128,11 +171,26 @@ describe.skipIf(REDIS_SKIP_REASON !== undefined)(
       );
     });
 
-    it('fences nothing on a fresh Redis: its first epoch comes before any token was used', async () => {
+    it('fences nothing on a Redis provisioned as new: its first epoch comes before any use', async () => {
       const server = await redis();
       const first = ledger(server.url);
       expect(await first.consume(newId(), MINUTE, 30_000)).toBe(true);
       expect(await ledger(server.url).consume(newId(), MINUTE, 30_000)).toBe(true);
+      expect(await ledger(server.url).consume(newId(), MINUTE)).toBe(true);
+    });
+
+    it('fences a Redis nobody provisioned at its first consume: it may be one that forgot', async () => {
+      const server = await startRedis();
+      servers.push(server);
+      const first = ledger(server.url);
+      await expect(first.consume(newId(), MINUTE, 30_000)).rejects.toBeInstanceOf(
+        LedgerUnavailableError,
+      );
+      // Provisioning later changes nothing: an epoch is there.
+      await provisionLedgers(server.url);
+      await expect(ledger(server.url).consume(newId(), MINUTE)).rejects.toBeInstanceOf(
+        LedgerUnavailableError,
+      );
     });
 
     it('reserves the id of the epoch key', async () => {

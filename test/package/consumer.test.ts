@@ -26,6 +26,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedFor } from '../../src/fixture/flaws.js';
 
+const NO_PYTHON = spawnSync('python3', ['--version']).status !== 0;
+if (NO_PYTHON)
+  console.warn(
+    '[skipped] the cert-x-gen template in the installed package: python3 is not on the PATH',
+  );
+
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -307,8 +313,9 @@ describe('the packed package in a consumer project', () => {
     for (const p of report.probes) expect([p.id, p.verdict]).toEqual([p.id, expected[p.id]]);
   }, 60_000);
 
-  it.skipIf(spawnSync('python3', ['--version']).status !== 0)(
-    'ships the cert-x-gen template, which runs the installed scanner as the engine runs it',
+  // Skipped, with this reason printed, where python3 is missing: the engine runs templates with it.
+  it.skipIf(NO_PYTHON)(
+    'ships the cert-x-gen template, which runs the installed scanner as the engine runs it (needs python3)',
     async () => {
       const template =
         'node_modules/stateguard/templates/cert-x-gen/stateguard-mcp-state-integrity.py';

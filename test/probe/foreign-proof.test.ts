@@ -88,6 +88,7 @@ for (const twin of FOREIGN_TWINS) {
         if (form !== undefined && (form.variants ?? [variant]).includes(variant)) {
           it(`discovery finds ${form.form}`, () => {
             const found = report.surface;
+            expect(form.handle ?? form.flow).toBeDefined();
             if (form.handle !== undefined)
               expect(found?.handles.some((h) => h.startsWith(form.handle ?? ''))).toBe(true);
             if (form.flow !== undefined) expect(found?.flows).toContain(form.flow);
@@ -110,6 +111,8 @@ for (const twin of FOREIGN_TWINS) {
         }
 
         const expected = twin.expected[variant] ?? {};
+        it('has expected verdicts to check', () =>
+          expect(Object.keys(expected).length).toBeGreaterThan(0));
         for (const [id, verdict] of Object.entries(expected))
           itHasVerdict(() => report, id, verdict);
       });

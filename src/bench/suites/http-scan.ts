@@ -128,6 +128,20 @@ export const httpScanSuite: BenchSuite = {
         },
       ],
       checks: [
+        // The shares the test suite once asserted (a timing, so here): the default and adaptive
+        // policies must not show the stall pattern, while reuse (the control) must.
+        ...([0, 2] as const).map((i) => ({
+          label: `exchanges ≥ 35 ms, ${CONTENDERS[i]?.label} − ordinary server, auto`,
+          actual: `${((stalled(i) - stalled(1)) * 100).toFixed(0)} points`,
+          target: '< 20 points',
+          met: stalled(i) - stalled(1) < 0.2,
+        })),
+        {
+          label: 'exchanges ≥ 35 ms, stalling server, reuse (the control: the front stalls)',
+          actual: `${(stalled(3) * 100).toFixed(0)} %`,
+          target: '> 33 %',
+          met: stalled(3) > 0.33,
+        },
         {
           label: 'scan wall time, stalling / ordinary server (auto)',
           actual: formatRatio(autoRatio),

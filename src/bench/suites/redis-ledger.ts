@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createMemoryLedger, createStateSealer, type StateBinding } from '../../index.js';
-import { createRedisLedger } from '../../redis.js';
+import { createRedisLedger, provisionRedisLedger } from '../../redis.js';
 import { compare, formatCount, formatRatio, type BenchSuite, type Budget } from '../harness.js';
 import { redisServerMissing, startRedis } from '../redis-server.js';
 
@@ -32,6 +32,8 @@ export const redisLedgerSuite: BenchSuite = {
       };
     }
     const server = await startRedis();
+    // Started for the bench, never served: new (else the first consume is fenced, as after a loss).
+    await provisionRedisLedger({ url: server.url });
     const redis = createRedisLedger({ url: server.url, timeoutMs: 2_000 });
     const memory = createMemoryLedger({ maxEntries: 10_000_000 });
     try {

@@ -20,6 +20,7 @@ import { findNodeAtLocation, getNodeValue } from 'jsonc-parser';
 import type { Node } from 'jsonc-parser';
 import { ProbeUsageError } from '../../errors.js';
 import type { ServerSource } from '../../probe/types.js';
+import { visibleLine } from '../../report/visible.js';
 
 /** What one entry declares, before substitution. */
 export type ServerSpec =
@@ -130,7 +131,7 @@ function entry(value: unknown, bad: (why: string) => ProbeUsageError): ServerSpe
         throw bad('"env" must be an object');
       for (const [k, v] of Object.entries(e.env as Record<string, unknown>)) {
         if (v !== null && !['string', 'number', 'boolean'].includes(typeof v))
-          throw bad(`"env" value of ${k} must be a string`);
+          throw bad(`"env" value of ${visibleLine(k)} must be a string`);
         env[k] = v === null ? null : String(v);
       }
     }
@@ -158,7 +159,7 @@ function entry(value: unknown, bad: (why: string) => ProbeUsageError): ServerSpe
     if (typeof e.headers !== 'object' || e.headers === null || Array.isArray(e.headers))
       throw bad('"headers" must be an object');
     for (const [k, v] of Object.entries(e.headers as Record<string, unknown>)) {
-      if (typeof v !== 'string') throw bad(`"headers" value of ${k} must be a string`);
+      if (typeof v !== 'string') throw bad(`"headers" value of ${visibleLine(k)} must be a string`);
       headers[k] = v;
     }
   }
@@ -176,7 +177,9 @@ export function serversOf(root: Node, where: Where): ConfigServer[] {
       const name = String(key.value);
       const line = where.lineOf(key.offset);
       const bad = (why: string): ProbeUsageError =>
-        new ProbeUsageError(`--config '${where.file}' line ${line}: server '${name}': ${why}`);
+        new ProbeUsageError(
+          `--config '${where.file}' line ${line}: server '${visibleLine(name)}': ${why}`,
+        );
       const value: unknown = getNodeValue(valueNode);
       servers.push({
         source: { name, file: where.file, line, format: where.format },

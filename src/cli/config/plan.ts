@@ -115,14 +115,14 @@ function remedy(placeholder: string): string {
   if (name !== undefined) return `set ${name} in the scanner's environment`;
   if (body.startsWith('input:') && body.length > 6)
     return `set ${inputVariable(body.slice(6))} in the scanner's environment`;
-  return `stateguard does not resolve ${placeholder.length > 40 ? 'this form' : placeholder}`;
+  return `stateguard does not resolve ${placeholder.length > 40 ? 'this form' : visibleLine(placeholder)}`;
 }
 
 function unresolvedProblem(placeholders: readonly string[]): string {
   const unique = [...new Set(placeholders)];
   const fixes = [...new Set(unique.map(remedy))];
   return (
-    `unresolved placeholder${unique.length === 1 ? '' : 's'} ${unique.join(', ')}: not started ` +
+    `unresolved placeholder${unique.length === 1 ? '' : 's'} ${unique.map(visibleLine).join(', ')}: not started ` +
     `(${fixes.join('; ')})`
   );
 }
@@ -157,7 +157,7 @@ export function planServer(server: ConfigServer, options: PlanOptions): ServerPl
       ...base,
       transport: 'http',
       display: `${spec.type}:`,
-      problem: `${NOT_SCANNED}transport type '${spec.type}' is not one the scanner speaks (stdio, http)`,
+      problem: `${NOT_SCANNED}transport type '${visibleLine(spec.type)}' is not one the scanner speaks (stdio, http)`,
       headers: [],
       secrets: [],
     };
@@ -197,7 +197,7 @@ export function planServer(server: ConfigServer, options: PlanOptions): ServerPl
         fromFile = parseEnvFile(text.toString('utf8'));
       } catch (error) {
         return fail(
-          `its envFile '${envFileRaw}' cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): not started`,
+          `its envFile '${visibleLine(envFileRaw)}' cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): not started`,
         );
       }
     }
@@ -260,7 +260,7 @@ export function planServer(server: ConfigServer, options: PlanOptions): ServerPl
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(h.name) || /[\r\n\0]/.test(h.value))
       return {
         ...remote,
-        problem: `its header '${h.name}' is not a valid one-line header: not scanned`,
+        problem: `its header '${visibleLine(h.name)}' is not a valid one-line header: not scanned`,
         headers: [],
         secrets: redacted([]),
       };
@@ -271,13 +271,13 @@ export function planServer(server: ConfigServer, options: PlanOptions): ServerPl
         identities.A = bearer;
       else
         warnings.push(
-          `server '${visibleLine(source.name)}': its ${h.name} header is not sent; that header carries the identities`,
+          `server '${visibleLine(source.name)}': its ${visibleLine(h.name)} header is not sent; that header carries the identities`,
         );
       continue;
     }
     if (RESERVED_HEADERS.has(lower)) {
       warnings.push(
-        `server '${visibleLine(source.name)}': its ${h.name} header is not sent; the scanner sets it`,
+        `server '${visibleLine(source.name)}': its ${visibleLine(h.name)} header is not sent; the scanner sets it`,
       );
       continue;
     }

@@ -9,7 +9,8 @@ import { ProbeUsageError } from '../../errors.js';
 import { COMBINED_FORMATS, type ReportFormat } from '../../report/index.js';
 import { visibleLine } from '../../report/visible.js';
 import { foundLocations, wellKnownLocations, type Location } from './locations.js';
-import { planServer, type PlanOptions, type ServerPlan } from './plan.js';
+import type { ConfigServer } from './formats.js';
+import { identityVariable, planServer, type PlanOptions, type ServerPlan } from './plan.js';
 import { readConfig, type ConfigFile } from './read-config.js';
 
 /** Servers scanned at once unless `--concurrency` says otherwise. */
@@ -49,6 +50,35 @@ export function checkConfigFlags(
     throw new ProbeUsageError(
       `--format ${format} has no report for several servers yet; with --config use ${COMBINED_FORMATS.join(', ')}`,
     );
+}
+
+/**
+ * A per-server identity goes to one server only. Names fold to a variable (`GitHub`, `git-hub` and
+ * `GITHUB` all to `…__GITHUB`, and an entry declared in two files or twice in one to the same), so
+ * when such a variable is set and two chosen entries fold to it, nobody can say which one it is
+ * for: a usage error naming both, before anything starts. With one entry per variable, the
+ * variable is that entry's alone.
+ */
+export function checkIdentityNames(servers: readonly ConfigServer[], env: NodeJS.ProcessEnv): void {
+  const byVariable = new Map<string, ConfigServer[]>();
+  for (const s of servers) {
+    const key = identityVariable('A', s.source.name).slice('STATEGUARD_IDENTITY_A__'.length);
+    byVariable.set(key, [...(byVariable.get(key) ?? []), s]);
+  }
+  for (const [key, same] of byVariable) {
+    if (same.length < 2) continue;
+    const set = (['A', 'B'] as const)
+      .map((i) => identityVariable(i, same[0]?.source.name ?? ''))
+      .filter((v) => (env[v] ?? '') !== '');
+    if (set.length === 0) continue;
+    const where = same.map(
+      (s) => `'${visibleLine(s.source.name)}' (${visibleLine(s.source.file)}:${s.source.line})`,
+    );
+    throw new ProbeUsageError(
+      `${set.join(' and ')} would go to ${same.length} servers whose names fold to ${key}: ` +
+        `${where.join(' and ')}; rename one of them, or name one with --server`,
+    );
+  }
 }
 
 /** What {@link selectServers} needs. */
@@ -103,6 +133,7 @@ export function selectServers(options: SelectOptions): ConfigSelection {
       `--config: no server to scan in ${files.map((f) => f.file).join(', ')}` +
         (disabled.length > 0 ? ' (every entry is disabled; name one with --server)' : ''),
     );
+  checkIdentityNames(chosen, options.plan.env);
   return {
     files,
     ...(found !== undefined ? { found } : {}),

@@ -5,10 +5,12 @@
  * A server that crashes, prints garbage, floods notifications or asks the client something before
  * answering must end each request with an outcome, never hang the scan or crash it.
  *
- * The child runs in a process group of its own, and closing stops the whole group: a wrapper script
- * whose child (`sleep 100`, a watcher, a server it started) keeps the pipes open would otherwise keep
- * the scan waiting long after the deadline. Once the group is told to stop, the pipes are let go:
- * nothing still holding them can make the scanner wait.
+ * The child runs in a hold of its own (a process group, and on Linux a cgroup where one can be made:
+ * see `hold.ts`), and closing stops all of it, whether or not the pipes closed already: a wrapper
+ * script whose child (`sleep 100`, a watcher, a server it started) keeps the pipes open would
+ * otherwise keep the scan waiting long after the deadline, and a helper started with its stdio
+ * closed would outlive it. Once the hold is told to stop, the pipes are let go: nothing still
+ * holding them can make the scanner wait.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -18,7 +20,9 @@ import { jsonrpcEvidence } from '../evidence/evidence.js';
 import type { Outcome } from '../types.js';
 import type { Channel, ChannelReply, ChannelRequest, JsonRpcNotification } from './jsonrpc.js';
 import { abortOutcome, answerOutcome, failure, isAnswerTo, parseJson } from './jsonrpc.js';
-import { GROUPS, signalGroup, trackGroup, untrackGroup } from './process-group.js';
+import type { Hold } from './hold.js';
+import { createHold } from './hold.js';
+import { GROUPS, trackGroup, untrackGroup } from './process-group.js';
 
 /** Options of a stdio channel. */
 export interface StdioChannelOptions {
@@ -86,16 +90,20 @@ export function createStdioChannel(options: StdioChannelOptions): Channel {
   };
 
   let child: ChildProcess;
+  let hold: Hold | undefined;
   try {
-    child = spawn(command, [...args], {
+    const env = options.env ?? process.env;
+    hold = createHold(command, args, env, options.cwd);
+    child = spawn(hold.command, [...hold.args], {
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: options.env ?? process.env,
+      env,
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       windowsHide: true,
       // Its own process group, so that closing can stop everything the target started.
       detached: GROUPS,
     });
   } catch (err) {
+    hold?.dispose();
     endAll(failure('spawn', `could not start '${command}': ${(err as Error).message}`));
     return {
       send: async (req) => reply(req, ended ?? failure('spawn', 'not started'), [], 0),
@@ -105,6 +113,8 @@ export function createStdioChannel(options: StdioChannelOptions): Channel {
     };
   }
   const pid = child.pid;
+  const held = hold;
+  if (pid !== undefined) held.attach(pid);
   if (pid !== undefined && GROUPS) trackGroup(pid);
   // 'close' (every pipe closed: the child and all it started are gone, or let go of them) and
   // 'exit' (the direct child alone) are awaited apart: a grandchild may hold the pipes for minutes.
@@ -114,8 +124,8 @@ export function createStdioChannel(options: StdioChannelOptions): Channel {
   child.once('error', (err: NodeJS.ErrnoException) => {
     endAll(failure('spawn', `could not start '${command}': ${err.code ?? err.message}`));
   });
+  // The group stays tracked when the child exits on its own: what it started may still run.
   child.once('close', (code, signal) => {
-    if (pid !== undefined) untrackGroup(pid);
     endAll(exitFailure(code, signal));
   });
   child.once('exit', (code, signal) => {
@@ -254,18 +264,28 @@ export function createStdioChannel(options: StdioChannelOptions): Channel {
     write(message);
   }
 
-  const wait = (event: Promise<void>, ms: number): Promise<boolean> =>
+  let hasClosed = false;
+  let hasExited = false;
+  void closed.then(() => (hasClosed = true));
+  void exited.then(() => (hasExited = true));
+  // Gone: every pipe closed and nothing left in the hold (without groups: the child exited).
+  const gone = (): boolean => (GROUPS ? hasClosed && held.empty() : hasExited);
+  const POLL_MS = 25;
+  const until = (done: () => boolean, ms: number): Promise<boolean> =>
     new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), ms);
-      void event.then(() => {
-        clearTimeout(timer);
-        resolve(true);
-      });
+      const deadline = performance.now() + ms;
+      const tick = (): void => {
+        if (done()) resolve(true);
+        else if (performance.now() >= deadline) resolve(false);
+        else setTimeout(tick, POLL_MS);
+      };
+      tick();
     });
 
   /** Lets go of the pipes and the child: nothing the target left running can hold the scanner. */
   function release(): void {
     if (pid !== undefined) untrackGroup(pid);
+    held.dispose();
     child.stdin?.destroy();
     child.stdout?.destroy();
     child.stderr?.destroy();
@@ -274,17 +294,21 @@ export function createStdioChannel(options: StdioChannelOptions): Channel {
 
   async function close(): Promise<void> {
     endAll(failure('closed', 'the scan closed the session'));
-    if (pid === undefined) return;
-    // Well behaved: stdin closes, the server and all it started exit, the pipes close.
+    if (pid === undefined) {
+      held.dispose();
+      return;
+    }
+    // Well behaved: stdin closes, the server and all it started exit, the pipes close. Whatever is
+    // left then, the direct child or what it started (a helper with its stdio closed holds no
+    // pipe), is asked to stop, then made to.
     child.stdin?.end();
-    if (!(await wait(closed, GRACE_MS[0]))) {
-      // Whatever is left, the direct child or what it started, is asked to stop, then made to.
-      if (GROUPS) signalGroup(pid, 'SIGTERM');
+    if (!(await until(gone, GRACE_MS[0]))) {
+      if (GROUPS) held.signal('SIGTERM');
       else child.kill('SIGTERM');
-      if (!(await wait(closed, GRACE_MS[1]))) {
-        if (GROUPS) signalGroup(pid, 'SIGKILL');
+      if (!(await until(gone, GRACE_MS[1]))) {
+        if (GROUPS) held.signal('SIGKILL');
         else child.kill('SIGKILL');
-        await wait(GROUPS ? closed : exited, GRACE_MS[2]);
+        await until(gone, GRACE_MS[2]);
       }
     }
     release();

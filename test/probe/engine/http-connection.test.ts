@@ -1,7 +1,7 @@
 /**
  * Issue 16: a server that writes headers and body apart without TCP_NODELAY must not stall the
- * scan. Judged on the per-exchange times the report records, with wide margins (a stall is 40 ms
- * against loopback exchanges of a few), never on a whole run's wall time.
+ * scan or change its verdicts. How much it stalls (the share of 40 ms exchanges per connection
+ * policy) is a timing, measured by the bench's http-scan suite.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp, type FixtureHttp } from '../../../src/fixture/http.js';
@@ -16,15 +16,8 @@ import {
 import type { RunReport } from '../../../src/probe/types.js';
 import { startHttp, type RunningHttp } from '../../helpers/http.js';
 
-/** Well under the ~40 ms delayed ACK, well over a loopback exchange. */
-const STALL_MS = 35;
-
 function exchangeTimes(report: RunReport): number[] {
   return report.probes.flatMap((p) => p.evidence.flatMap((e) => (e.kind === 'http' ? [e.ms] : [])));
-}
-
-function stalledShare(times: readonly number[]): number {
-  return times.filter((ms) => ms >= STALL_MS).length / times.length;
 }
 
 function verdicts(report: RunReport): string[] {
@@ -53,32 +46,21 @@ describe('a scan against a server that writes headers and body apart (issue 16)'
       deadlineMs: 60_000,
     });
 
-  it('shows the stall on one kept-alive connection (the control: the front really stalls)', async () => {
-    const times = exchangeTimes(await scan(stalling.url, 'reuse'));
-    expect(times.length).toBeGreaterThan(10);
-    // The pattern is every other exchange or every one; a third is a wide margin below it.
-    expect(stalledShare(times)).toBeGreaterThan(0.33);
-  }, 60_000);
-
-  it('records no alternating 40 ms stalls by default, and reaches the same verdicts as against an ordinary server', async () => {
-    const stalled = await scan(stalling.url);
-    const plain = await scan(ordinary.url);
-    const times = exchangeTimes(stalled);
-    expect(times.length).toBeGreaterThan(10);
-    // The stall pattern would be half or all of the exchanges. A busy machine slows exchanges
-    // against the ordinary server just as much, so the stalling server is judged against it.
-    expect(stalledShare(times) - stalledShare(exchangeTimes(plain))).toBeLessThan(0.2);
-    expect(verdicts(stalled)).toEqual(verdicts(plain));
-    expect(verdicts(stalled)).toContain('state/tamper=confirmed');
-  }, 60_000);
-
-  it('gives up a kept-alive connection once an answer stalls, when adaptive', async () => {
-    const times = exchangeTimes(await scan(stalling.url, 'adaptive'));
-    const plain = exchangeTimes(await scan(ordinary.url, 'adaptive'));
-    // The first answer on a reused connection stalls and switches the pool; the rest do not. Judged
-    // against the ordinary server in the same test, so a busy machine does not read as a stall.
-    expect(stalledShare(times) - stalledShare(plain)).toBeLessThan(0.2);
-  }, 60_000);
+  // The share of stalled exchanges, per policy, is measured in the bench (`npm run bench --
+  // http-scan`: the "≥ 35 ms" column and its checks), not asserted here: a latency share is a
+  // timing. What a test can hold without a clock: each policy reaches the verdicts the ordinary
+  // server gets, through every exchange the scan makes.
+  it.each(['auto', 'adaptive', 'reuse'] as const)(
+    'reaches the same verdicts against the stalling server as against an ordinary one (%s)',
+    async (policy) => {
+      const stalled = await scan(stalling.url, policy);
+      const plain = await scan(ordinary.url, policy);
+      expect(exchangeTimes(stalled).length).toBeGreaterThan(10);
+      expect(verdicts(stalled)).toEqual(verdicts(plain));
+      expect(verdicts(stalled)).toContain('state/tamper=confirmed');
+    },
+    60_000,
+  );
 });
 
 describe('connection policy', () => {

@@ -460,14 +460,20 @@ describe('the runner, rule by rule', () => {
   });
 
   it("counts a probe's time from its start, never more than the time around the call", async () => {
+    // The probe waits WAIT_MS itself: its time is at least that (a timer never fires more than a
+    // millisecond early), and at most the time measured around the call.
+    const WAIT_MS = 60;
     const before = performance.now();
     const result = await runProbe(
-      inline(async () => refuted('quick')),
+      inline(async () => {
+        await new Promise((resolve) => setTimeout(resolve, WAIT_MS));
+        return refuted('waited');
+      }),
       session,
       options,
     );
     const around = performance.now() - before;
-    expect(result.ms).toBeGreaterThanOrEqual(0);
+    expect(result.ms).toBeGreaterThanOrEqual(WAIT_MS - 2);
     expect(result.ms).toBeLessThanOrEqual(Math.ceil(around));
   });
 
