@@ -14,8 +14,8 @@ import { itHasVerdict, twinScans } from '../helpers/twin-scans.js';
 const FOUND: Record<string, { flow?: string; handle?: string }> = {
   'json-user': { flow: 'plan_trip' },
   'json-user-checked': { flow: 'plan_trip' },
-  'json-amount': { flow: 'order_supplies' },
-  'json-step': { flow: 'publish_post' },
+  'json-amount': { flow: 'quote_supplies' },
+  'json-step': { flow: 'review_post' },
   'base64-json': { flow: 'plan_trip' },
   'json-digest': { flow: 'plan_trip' },
   'user-preferred': { flow: 'plan_trip' },
