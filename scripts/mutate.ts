@@ -55,10 +55,10 @@ export const MODULES = {
     mutate: ['src/probe/run.ts'],
     tests: ['test/probe/engine/run.test.ts', 'test/probe/engine/run-rules.test.ts'],
   },
-  // … the one echo rule (what may count as A's data reaching B) …
-  echo: {
-    mutate: ['src/probe/evidence/echo.ts'],
-    tests: ['test/probe/echo-rule.test.ts', 'test/probe/echo-rule-views.test.ts'],
+  // … where a value may be carried (the encodings a control canary is searched in) …
+  encodings: {
+    mutate: ['src/probe/evidence/encodings.ts'],
+    tests: ['test/probe/encodings.test.ts'],
   },
   // … and the trials' controls and decisions, against one-probe scans of small servers built for
   // each decision, and the blind-spot scans (one module per trial: each mutant there costs whole

@@ -33,8 +33,10 @@ async function scan(
   return result;
 }
 const fixture = async (mode: Mode) => scan(await startFixtureHttp({ mode }));
+// The flow tool serves its owner only, so each decision is the read's (an open flow is a handle
+// flaw of its own: it names A's label to B).
 const probeServer = async (options: ProbeServerOptions, maxCalls?: number) =>
-  scan(await startProbeServer(options), maxCalls);
+  scan(await startProbeServer({ exportOwnerOnly: true, ...options }), maxCalls);
 const notes = (r: ProbeResult): string[] =>
   r.evidence.flatMap((e) => (e.kind === 'note' ? [e.text] : []));
 
@@ -140,7 +142,7 @@ describe('the handle trial', () => {
       },
     });
     expect(notes(r)).toEqual([
-      alsoTried("refuted (B's answer on A's handle showed nothing of A's)"),
+      alsoTried(`refuted (${EXPORT} refused B the handle minted for A (tool error (isError)))`),
     ]);
   });
 
@@ -310,6 +312,44 @@ describe('the handle trial', () => {
       reason: 'an identity could not read its own handle',
     });
     expect(r.controls['bothIdentitiesLive']?.held).toBe(false);
+  });
+
+  it("confirms a flow that names A's record to B, though B's own request carried it back", async () => {
+    // The flow puts A's label into the state it hands B and names it at completion: B's last
+    // request carried the label (in that state), and it is still A's record served to B.
+    const r = await scan(await startProbeServer({ reads: 'refuse' }));
+    expect(r).toMatchObject({
+      verdict: 'confirmed',
+      reason: `B presented A's handle to ${EXPORT} and got A's canary back`,
+    });
+  });
+
+  it('refutes a handle that only spells its record: the swapped control comes back', async () => {
+    const r = await probeServer({ spelled: 'open' });
+    expect(r.verdict).toBe('refuted');
+    expect(r.reason).toBe(
+      "B's answer on A's handle showed nothing of A's beyond the handle itself",
+    );
+    expect(r.observations).toContainEqual({
+      label: 'swapped handle: reflected',
+      detail:
+        "the control canary came back: the server shows what the handle says, not a record of A's",
+    });
+    expect(labels(r)).toContain(
+      "B presents A's handle with its record's value swapped for a control canary",
+    );
+  });
+
+  it('confirms a signed handle that spells its record: the edited one is refused', async () => {
+    const r = await probeServer({ spelled: 'signed' });
+    expect(r).toMatchObject({
+      verdict: 'confirmed',
+      reason: `B presented A's handle to ${READ} and got A's canary back`,
+    });
+    expect(r.observations).toContainEqual({
+      label: 'swapped handle: served',
+      detail: expect.stringContaining('the edited handle was refused') as string,
+    });
   });
 
   it('forges a numeric handle far outside the range a counter has minted', async () => {

@@ -5,7 +5,7 @@
  * call (the cross-principal read, the changed or replayed state) with an HTTP 500 or not at all, and
  * destructive tools that count every call they get.
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -81,6 +81,17 @@ export interface ProbeServerOptions {
    * HTTP 500: B's own flow on A's call draws no decision, while B's replay there is answered.
    */
   readonly foreignAsk?: boolean;
+  /**
+   * Round 1 of `export_workspace` on a workspace the caller does not own is a tool error. Without
+   * it the flow names the workspace's label to whoever asks: a handle flaw of its own.
+   */
+  readonly exportOwnerOnly?: boolean;
+  /**
+   * Workspace ids spell their record: base64url JSON of the owner and label. `open`: a read shows
+   * what the id says, whatever it says (nothing is looked up). `signed`: the id carries a MAC, a
+   * read of an id whose MAC fails is unknown, and the record shown is the one stored.
+   */
+  readonly spelled?: 'open' | 'signed';
 }
 
 /** A running probe server. */
@@ -167,6 +178,9 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
   const askedOnce = new Set<string>();
   const readers = new Set<string>();
   let nextId = 0;
+  const macKey = randomBytes(32);
+  const macOf = (body: string): string =>
+    createHmac('sha256', macKey).update(body).digest('base64url');
   let firstCaller: string | undefined;
   const openers: string[] = [];
   const opened = new Map<string, { id: string; key: string }[]>();
@@ -197,7 +211,30 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
   }
 
   /** The workspace a caller reaches by handle; in `feed` mode, a caller's own (made on demand). */
+  function spell(record: object): string {
+    const body = Buffer.from(JSON.stringify(record)).toString('base64url');
+    return options.spelled === 'signed' ? `${body}.${macOf(body)}` : body;
+  }
   function lookup(id: string, principal: string): { owner: string; label: string } | undefined {
+    if (options.spelled === 'open') {
+      try {
+        const r = JSON.parse(Buffer.from(id, 'base64url').toString('utf8')) as Record<
+          string,
+          string
+        >;
+        return typeof r['owner'] === 'string'
+          ? { owner: r['owner'], label: String(r['label']) }
+          : undefined;
+      } catch {
+        return undefined;
+      }
+    }
+    if (options.spelled === 'signed') {
+      const [body = '', mac = ''] = id.split('.');
+      const want = Buffer.from(macOf(body));
+      const got = Buffer.from(mac);
+      if (got.length !== want.length || !timingSafeEqual(got, want)) return undefined;
+    }
     if (unknownHandle === 'feed') return workspaces.get(`${principal}\0${id}`);
     if (!options.feed) return workspaces.get(id);
     const key = `${principal}\0${id}`;
@@ -230,7 +267,15 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
       if (!openers.includes(principal)) openers.push(principal);
       if (options.firstOpenerLocked && openers.length > 1 && principal === openers[0])
         return text('no more workspaces for you', true);
-      const id = options.numericIds ? String(++nextId) : `ws-${randomBytes(8).toString('hex')}`;
+      const id = options.numericIds
+        ? String(++nextId)
+        : options.spelled !== undefined
+          ? spell({
+              owner: principal,
+              label: args['label'] ?? '',
+              n: randomBytes(4).toString('hex'),
+            })
+          : `ws-${randomBytes(8).toString('hex')}`;
       const key = perCaller ? `${principal}\0${id}` : id;
       opened.set(principal, [...(opened.get(principal) ?? []), { id, key }]);
       workspaces.set(key, { owner: principal, label: args['label'] ?? '' });
@@ -278,6 +323,7 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
     if (state === undefined) {
       if (ws === undefined) return text('unknown workspace', true);
       if (options.foreignAsk && ws.owner !== principal) throw new Fault('500');
+      if (options.exportOwnerOnly && ws.owner !== principal) return text('not yours', true);
       const once = `${principal}\0${args['workspace_id']}`;
       if (options.asksOnce && askedOnce.has(once)) return text(`${name} done without asking`);
       askedOnce.add(once);

@@ -1,7 +1,7 @@
 /**
  * Canaries and markers: what a probe plants (a canary: 96 random bits nobody can guess) and what it
  * looks for in an answer (the canary, or a token the server names for one identity only). Whether a
- * marker that shows up *counts* is the echo rule's decision (`echo.ts`).
+ * marker that shows up is evidence is decided by the experiments that compare answers, never here.
  */
 import { randomBytes } from 'node:crypto';
 

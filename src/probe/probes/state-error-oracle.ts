@@ -2,7 +2,7 @@ import { MRTR_INTEGRITY } from '../references.js';
 import { confirmed, defineProbe, errored, refuted, type ProbeContext } from '../define.js';
 import { describe, establish, establishedAs, retryFresh, sameCall } from '../trials/rounds.js';
 import { decodeBlob, flipAt, randomSameShape } from '../trials/mutate.js';
-import { withoutEcho } from '../evidence/echo.js';
+import { withoutEcho } from '../evidence/encodings.js';
 import { discoverFlows, noFlowReason, prepareCall, type FoundFlow } from '../trials/prepare.js';
 import { check, outOfBudget, report, startTrial, type Trial } from '../trials/trial.js';
 import type { Exchange } from '../types.js';
@@ -21,7 +21,7 @@ tool with the same arguments; and the state of another request of A's (the same 
 arguments, or another flow). It compares the wire answers: which channel answered (a JSON-RPC error,
 a tool error with \`isError\`, the round asked again, or an acceptance), the JSON-RPC code, message and
 \`data\`, the HTTP status, and the tool error's text. What an answer quotes of its own request is left
-out of the comparison (the echo rule): two refusals that differ only in what they repeat say nothing.
+out of the comparison: two refusals that differ only in what they repeat say nothing.
 **Confirmed** (low severity) when two refusals differ, in any of these or in their channel — a
 protocol error for a forged state but a tool error for an authentic one on the wrong request tells
 the attacker the state was authentic. The differing answers are listed side by side. **Refuted** when

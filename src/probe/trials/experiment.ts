@@ -19,7 +19,7 @@
  */
 import type { ProbeContext } from '../define.js';
 import { makeCanary, textOf } from '../evidence/markers.js';
-import { stringCarries } from '../evidence/echo.js';
+import { stringCarries } from '../evidence/encodings.js';
 import {
   differences,
   noiseOf,

@@ -9,8 +9,11 @@
  * answer on a forged handle and on its own handle, sent with the same canary and B's own values in
  * any other slot, the handles themselves blanked where the answers quote them. What differs is the
  * handle's doing; it is reported, and an answer on A's handle that is the forged handle's answer
- * opened nothing. A's canary or principal confirms only when it is not what B's own request carried
- * (the `attributable` rule, for now) and B sees it nowhere without A's handle.
+ * opened nothing. A's canary or principal confirms when B's answer on A's handle shows it and B sees
+ * it nowhere without A's handle. Where the handle itself carries what came back (a handle that
+ * encodes its record), one more experiment decides: B presents A's handle with that value swapped
+ * for a control canary. A server that shows the control back only repeats what the handle says; one
+ * that refuses the edited handle, or answers it without the control, served A's record to B.
  */
 import { randomInt } from 'node:crypto';
 import { confirmed, errored, refuted, skipped, type ProbeContext } from '../define.js';
@@ -23,10 +26,17 @@ import {
   type Minted,
 } from '../surface/recipes.js';
 import { callThrough, describe, type Driven } from './rounds.js';
-import { distinctTokens, makeCanary, markersOf } from '../evidence/markers.js';
-import { attributable } from '../evidence/echo.js';
+import {
+  distinctTokens,
+  makeCanary,
+  markersOf,
+  markersShown,
+  shows,
+  type Marker,
+} from '../evidence/markers.js';
+import { stringCarries } from '../evidence/encodings.js';
 import { differences, leavesOf, type Difference } from '../evidence/positions.js';
-import { randomSameShape } from './mutate.js';
+import { decodeBlob, encodeBlob, randomSameShape } from './mutate.js';
 import { check, outOfBudget, startTrial, type Trial } from './trial.js';
 import type { IdentityName } from '../types.js';
 
@@ -53,6 +63,38 @@ export function handleDifference(
     blanked(Object.fromEntries(answers.map((a, i) => [`r${i}`, a])), handles);
   return differences(leavesOf(rounds(other)), leavesOf(rounds(cross)), undefined, 64);
 }
+
+/**
+ * `handle` with `from` swapped for `to` wherever it carries it: verbatim, or inside the JSON that
+ * the handle (or its tail after a prefix such as `ws-` or `doc:`) decodes to, an unkeyed digest
+ * recomputed and any signature as issued; `undefined` when it carries `from` in no form this can
+ * rebuild.
+ */
+export function swapCarried(handle: string, from: string, to: string): string | undefined {
+  if (from.length === 0) return undefined;
+  if (handle.includes(from)) return handle.split(from).join(to);
+  const quoted = JSON.stringify(from).slice(1, -1);
+  const into = JSON.stringify(to).slice(1, -1);
+  // Where an encoded body may start: the beginning, or just after a separator (at most 16 tries).
+  const starts = [0];
+  for (let i = 1; i < handle.length && starts.length < 16; i++)
+    if (/[^A-Za-z0-9]/.test(handle[i - 1] ?? '')) starts.push(i);
+  for (const at of starts) {
+    const decoded = decodeBlob(handle.slice(at));
+    if (decoded === undefined) continue;
+    const text = JSON.stringify(decoded.value);
+    if (!text.includes(quoted)) continue;
+    const swapped = JSON.parse(text.split(quoted).join(into)) as Parameters<typeof encodeBlob>[1];
+    const body = encodeBlob(decoded, swapped);
+    return body === undefined ? undefined : handle.slice(0, at) + body;
+  }
+  return undefined;
+}
+
+/** How the swapped-handle control came out; see {@link tryHandlePair}. */
+type Swap =
+  | { readonly reading: 'reflected' | 'served'; readonly detail: string }
+  | { readonly reading: 'undecided'; readonly detail: string };
 
 const shown = (d: readonly Difference[]): string =>
   d
@@ -174,13 +216,25 @@ export async function tryHandlePair(
   );
   // Refused at any round: at round 1 (nothing answered) or later in its flow.
   const crossRefused = cross.reading === 'refused';
+  const presented = [mintA.handle, forgedHandle, handleB];
   // Every round B was answered counts: an owner named only at completion, a canary quoted early.
-  const { counted, attributed } = attributable(
-    markersOf(mintA.canary, aTokens),
-    cross.answers,
-    cross.sent,
-    bSees,
-  );
+  // The handles are blanked: a handle that spells its record shows it by being quoted back.
+  const markers = markersOf(mintA.canary, aTokens);
+  const counted = markersShown(blanked(cross.answers, presented), markers);
+  const seen = new Set(markersShown(bSees, counted));
+  const unseen = counted.filter((m) => !seen.has(m));
+  // What A's handle itself carries (a handle spelling its record) is decided by the swap.
+  const carried = unseen.filter((m) => stringCarries(mintA.handle, m.value));
+  const swap =
+    carried.length > 0
+      ? await swapControl(ctx, recipe, mintA.handle, carried, mintB.co, canaryB)
+      : undefined;
+  if (swap !== undefined)
+    trial.observations.push({ label: `swapped handle: ${swap.reading}`, detail: swap.detail });
+  const attributed: Marker[] =
+    swap === undefined || swap.reading === 'served'
+      ? unseen
+      : unseen.filter((m) => !carried.includes(m));
   const apart = aTokens.length > 0 || crossRefused;
   check(
     trial,
@@ -196,7 +250,6 @@ export async function tryHandlePair(
       errored(`B's presentation of A's handle drew no decision: ${describe(cross.exchange)}`),
     );
   // The experiment: B's answer on A's handle against its answer on a forged handle and on its own.
-  const presented = [mintA.handle, forgedHandle, handleB];
   const vsForged = handleDifference(cross.answers, forged.answers, presented);
   const vsOwn = handleDifference(cross.answers, readB.answers, presented);
   if (cross.answered) {
@@ -222,6 +275,18 @@ export async function tryHandlePair(
       refuted(`${where} refused B the handle minted for A (${describe(cross.exchange)})`),
     );
   if (!apart) return done(errored('the server did not show that it tells A and B apart'));
+  if (swap?.reading === 'undecided')
+    return done(
+      errored(`A's data came back in B's answer, but so was it in A's handle: ${swap.detail}`),
+    );
+  if (unseen.length > 0) {
+    // Only what A's handle spells came back, and the server shows whatever a handle spells.
+    trial.observations.push({
+      label: 'the handle spells its record',
+      detail: `B's answer on A's handle showed only what A's handle itself carries: B learns nothing the handle did not already say`,
+    });
+    return done(refuted(`B's answer on A's handle showed nothing of A's beyond the handle itself`));
+  }
   if (counted.length > 0) {
     trial.observations.push({
       label: 'A-data reaches B anyway',
@@ -233,4 +298,55 @@ export async function tryHandlePair(
     detail: `${where} answered B on A's handle without A's canary or principal`,
   });
   return done(refuted(`B's answer on A's handle showed nothing of A's`));
+}
+
+/**
+ * The swapped-handle control: B presents A's handle with the first carried marker swapped for a
+ * control canary. The control shown back: the server repeats what the handle says (`reflected`).
+ * The edited handle refused, or answered without the control: the server looked A's record up
+ * (`served`). No edited handle can be built, or no decision came: `undecided`.
+ */
+async function swapControl(
+  ctx: ProbeContext,
+  recipe: HandleRecipe,
+  handle: string,
+  carried: readonly Marker[],
+  co: readonly string[] | undefined,
+  canary: string,
+): Promise<Swap> {
+  const control = makeCanary('control');
+  const from = carried[0]?.value ?? '';
+  const edited = swapCarried(handle, from, control);
+  if (edited === undefined)
+    return {
+      reading: 'undecided',
+      detail: `the handle carries ${from} in a form that cannot be edited`,
+    };
+  const d = await callThrough(
+    ctx,
+    consumerCall(recipe.consumer, edited, canary, co),
+    'B',
+    "B presents A's handle with its record's value swapped for a control canary",
+  );
+  if (d.reading === 'refused')
+    return {
+      reading: 'served',
+      detail: `the edited handle was refused (${describe(d.exchange)}): the handle is checked, and A's record was served from it`,
+    };
+  if (!d.answered)
+    return {
+      reading: 'undecided',
+      detail: `the edited handle drew no decision: ${describe(d.exchange)}`,
+    };
+  return shows(blanked(d.answers, [edited]), control)
+    ? {
+        reading: 'reflected',
+        detail:
+          "the control canary came back: the server shows what the handle says, not a record of A's",
+      }
+    : {
+        reading: 'served',
+        detail:
+          "the edited handle was answered without the control canary: the record shown is the server's, not the handle's",
+      };
 }
