@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp } from '../../src/fixture/http.js';
 import type { Mode } from '../../src/fixture/flaws.js';
 import { PROBES } from '../../src/probe/registry.js';
+import { handleDifference, swapCarried } from '../../src/probe/trials/handle-trial.js';
 import { runScan } from '../../src/probe/scan.js';
 import type { ProbeResult } from '../../src/probe/types.js';
 import { startProbeServer, type ProbeServerOptions } from '../servers/probe-server.js';
@@ -422,5 +423,29 @@ describe('the handle trial', () => {
         serverTellsApart: oneToken,
       },
     });
+  });
+});
+
+describe('the handle experiment, value by value', () => {
+  it('blanks a handle only where it stands whole: a short number is no part of a canary', () => {
+    const canary = 'sg-handle-a-7a7b77';
+    const cross = [{ text: `#7 ${canary}` }];
+    const forged = [{ text: '#7 no ticket' }];
+    const shownAfter = handleDifference(cross, forged, ['7']).map((d) => d.after ?? '');
+    expect(shownAfter.join(' ')).toContain(canary);
+    expect(shownAfter.join(' ')).not.toMatch(/#7\b/);
+  });
+
+  it('swaps a value a handle carries: verbatim, after a prefix in base64url JSON, and signed', () => {
+    expect(swapCarried('doc-sg-x-1', 'sg-x-1', 'sg-c-2')).toBe('doc-sg-c-2');
+    const body = Buffer.from(JSON.stringify({ label: 'sg-x-1', n: 3 })).toString('base64url');
+    const swapped = swapCarried(`ws-${body}`, 'sg-x-1', 'sg-c-2');
+    expect(swapped?.startsWith('ws-')).toBe(true);
+    expect(JSON.parse(Buffer.from(swapped?.slice(3) ?? '', 'base64url').toString())).toEqual({
+      label: 'sg-c-2',
+      n: 3,
+    });
+    expect(swapCarried(`${body}.mac`, 'sg-x-1', 'sg-c-2')?.endsWith('.mac')).toBe(true);
+    expect(swapCarried(Buffer.from('sg-x-1').toString('hex'), 'sg-x-1', 'sg-c-2')).toBeUndefined();
   });
 });

@@ -47,7 +47,10 @@ function blanked(answers: unknown, handles: readonly string[]): unknown {
   let text = JSON.stringify(answers);
   for (const h of handles) {
     const quoted = JSON.stringify(h).slice(1, -1);
-    if (quoted.length > 0) text = text.split(quoted).join('\u2026');
+    if (quoted.length === 0) continue;
+    // Whole only: a short numeric handle (`7`) is no part of every number and canary that holds it.
+    const escaped = quoted.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    text = text.replace(new RegExp(`(?<![A-Za-z0-9])${escaped}(?![A-Za-z0-9])`, 'g'), '\u2026');
   }
   return JSON.parse(text) as unknown;
 }
@@ -218,9 +221,9 @@ export async function tryHandlePair(
   const crossRefused = cross.reading === 'refused';
   const presented = [mintA.handle, forgedHandle, handleB];
   // Every round B was answered counts: an owner named only at completion, a canary quoted early.
-  // The handles are blanked: a handle that spells its record shows it by being quoted back.
+  // A handle that spells its record shows it by being quoted back: the swap below decides that.
   const markers = markersOf(mintA.canary, aTokens);
-  const counted = markersShown(blanked(cross.answers, presented), markers);
+  const counted = markersShown(cross.answers, markers);
   const seen = new Set(markersShown(bSees, counted));
   const unseen = counted.filter((m) => !seen.has(m));
   // What A's handle itself carries (a handle spelling its record) is decided by the swap.
