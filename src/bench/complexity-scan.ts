@@ -9,6 +9,7 @@
  * prints one JSON line: this process's CPU time for the scan and for the rendering, the wall time
  * from the scan's start to the last rendered byte, and the process's peak resident memory.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { cpuUsage, resourceUsage } from 'node:process';
 import { parseArgs } from 'node:util';
 import {
@@ -33,6 +34,11 @@ export interface ComplexityRun {
   readonly scanWallMs: number;
   /** Scan start to the last rendered format, ms. */
   readonly wallMs: number;
+  /**
+   * Longest the event loop was held during the scan, ms: how late a timer (the deadline's) could
+   * fire, and how long another server's scan in the same process would wait.
+   */
+  readonly maxBlockMs: number;
   /** Peak resident set of this process, KiB. */
   readonly maxRssKiB: number;
   /** Verdict per probe id. */
@@ -67,6 +73,8 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const { command, args } = complexityStdioCommand(shape, bytes);
+  const lag = monitorEventLoopDelay({ resolution: 10 });
+  lag.enable();
   const started = performance.now();
   const cpu = cpuUsage();
   const report = await runScan({
@@ -77,6 +85,7 @@ async function main(argv: string[]): Promise<number> {
   });
   const scanCpuMs = cpuMs(cpu);
   const scanWallMs = performance.now() - started;
+  lag.disable();
   const renderCpu = cpuUsage();
   let renderedChars = 0;
   for (const reporter of Object.values(REPORTERS) as Reporter[])
@@ -88,6 +97,7 @@ async function main(argv: string[]): Promise<number> {
     renderCpuMs: cpuMs(renderCpu),
     scanWallMs,
     wallMs: performance.now() - started,
+    maxBlockMs: lag.max / 1e6,
     maxRssKiB: resourceUsage().maxRSS,
     verdicts: Object.fromEntries(report.probes.map((p) => [p.id, p.verdict])),
     renderedChars,
