@@ -99,7 +99,7 @@ export const complexitySuite: BenchSuite = {
         const run = await measure(shape, bytes);
         if (run === undefined) {
           failed++;
-          rows.push([shape, size(bytes), '-', '-', '-', '-', 'no report']);
+          rows.push([shape, size(bytes), '-', '-', '-', '-', '-', 'no report']);
           continue;
         }
         runs.push(run);
@@ -112,6 +112,7 @@ export const complexitySuite: BenchSuite = {
           run.scanCpuMs.toFixed(0),
           run.renderCpuMs.toFixed(0),
           (run.scanWallMs / 1000).toFixed(1),
+          run.maxBlockMs.toFixed(0),
           (run.maxRssKiB / 1024).toFixed(0),
           `${inside ? 'yes' : 'NO'}${errored > 0 ? ` (${errored} errored)` : ''}`,
         ]);
@@ -148,6 +149,7 @@ export const complexitySuite: BenchSuite = {
             'scan CPU ms',
             'render CPU ms',
             'scan s',
+            'block ms',
             'peak MiB',
             'in deadline',
           ],
@@ -155,6 +157,7 @@ export const complexitySuite: BenchSuite = {
           notes: [
             'size: what the server grows its state and answers to; scan CPU: the scanning',
             '  process (the server is a child, not counted); render: every format, full evidence;',
+            "  block: the event loop's longest hold during the scan (how late a timer could fire);",
             `  peak: the process's maximum resident set; in deadline: scan ended ≤ ${limitMs / 1000} s.`,
           ],
         },
