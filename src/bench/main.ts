@@ -13,6 +13,7 @@ import {
   renderTable,
   type BenchSuite,
 } from './harness.js';
+import { complexitySuite } from './suites/complexity.js';
 import { configScanSuite } from './suites/config-scan.js';
 import { handlesSuite } from './suites/handles.js';
 import { httpScanSuite } from './suites/http-scan.js';
@@ -32,6 +33,7 @@ const SUITES: readonly BenchSuite[] = [
   scanTimeSuite,
   configScanSuite,
   stabilitySuite,
+  complexitySuite,
 ];
 
 async function main(argv: readonly string[]): Promise<number> {

@@ -127,9 +127,32 @@ function findDigest(
   return undefined;
 }
 
+/**
+ * The blobs decoded last, most recent first. A trial decodes the same issued state once per
+ * mutation it applies, and decoding is linear in the state but not cheap (a parse, and the digest
+ * search hashes the body several times over): remembering a few keeps a large state's cost at a
+ * few decodes per scan instead of one per request. Decoded values are never changed (every edit
+ * copies on write), so sharing one is safe.
+ */
+const recent: { blob: string; decoded: DecodedBlob | undefined }[] = [];
+const RECENT = 4;
+
 /** Decode a blob: raw JSON, base64url/base64 JSON, `body.signature`, `v1.body.mac`, or JWS. */
 export function decodeBlob(blob: string): DecodedBlob | undefined {
   if (blob.length > MAX_BLOB) return undefined;
+  const at = recent.findIndex((r) => r.blob === blob);
+  if (at >= 0) {
+    const [hit] = recent.splice(at, 1);
+    recent.unshift(hit as (typeof recent)[number]);
+    return hit?.decoded;
+  }
+  const decoded = decodeFresh(blob);
+  recent.unshift({ blob, decoded });
+  if (recent.length > RECENT) recent.pop();
+  return decoded;
+}
+
+function decodeFresh(blob: string): DecodedBlob | undefined {
   const whole = parseObject(blob);
   if (whole !== undefined) {
     const digest = findDigest([blob], 0, whole, blob);
