@@ -25,7 +25,7 @@ import { VERDICTS } from './types.js';
 import type { Probe, ProbeContext, ProbeDecision, ProbeSettings } from './define.js';
 import type { Redactor } from './evidence/evidence.js';
 import { noteEvidence, stderrEvidence } from './evidence/evidence.js';
-import { callRefusal, type MintedValues } from './surface/tool-risk.js';
+import { callRefusal, uncalledTools, type MintedValues } from './surface/tool-risk.js';
 import type { EngineSession } from './target/session.js';
 import type { SurfaceMap } from './surface/recipes.js';
 import { AbortCause } from './target/jsonrpc.js';
@@ -48,6 +48,13 @@ export interface ProbeRunOptions {
   readonly settings?: ProbeSettings;
   /** The peer's session, or why it could not be opened (a probe with `usesPeer` only). */
   readonly peer?: EngineSession | { readonly problem: string };
+  /**
+   * The risky tools are not left alone but held back for a later pass (`--include-destructive`:
+   * they run after every other probe is done), so a skip does not name them as left alone.
+   */
+  readonly heldBack?: boolean;
+  /** Told once the probe reads what discovery found (a probe that does may run again later). */
+  readonly onSurfaceRead?: () => void;
 }
 
 /** A surface with nothing on it. */
@@ -75,6 +82,7 @@ export async function runProbe(
   let inFlight: string | undefined;
   let lastRecorded: Promise<unknown> | undefined;
   let finished = false;
+  let surfaceRead = false;
 
   const refuse = (failure: 'budget' | 'blocked' | 'deadline', detail: string): Exchange => {
     const note = noteEvidence(redactor, `not sent: ${detail}`);
@@ -86,7 +94,10 @@ export async function runProbe(
     transport: session.transport,
     protocol: session.protocol,
     includeDestructive: options.includeDestructive,
-    surface: options.surface ?? EMPTY_SURFACE,
+    get surface() {
+      surfaceRead = true;
+      return options.surface ?? EMPTY_SURFACE;
+    },
     settings: options.settings ?? {},
     ...(options.peer === undefined
       ? {}
@@ -193,6 +204,11 @@ export async function runProbe(
 
   let verdict: Verdict = decision.verdict;
   let reason = String(decision.reason);
+  if (surfaceRead) options.onSurfaceRead?.();
+  // A probe that looked for something to test and found nothing says which tools were left alone:
+  // they may be what it needed, and the user can opt in.
+  if (verdict === 'skipped' && surfaceRead && options.heldBack !== true)
+    reason += leftAloneNote(session.protocol.tools, options.includeDestructive);
   const failed = Object.entries(controls).filter(([, c]) => !c.held);
   if ((verdict === 'confirmed' || verdict === 'refuted') && failed.length > 0) {
     evidence.push(noteEvidence(redactor, `the probe's own reading was ${verdict}: ${reason}`));
@@ -252,4 +268,16 @@ export function centralResult(
     evidence,
     ms: 0,
   };
+}
+
+/**
+ * The tools a scan leaves alone under this opt-in, as a clause for a skip's reason (empty when
+ * none): a skip they may have caused must say so, and name the flag that would call them.
+ */
+export function leftAloneNote(tools: readonly ToolInfo[], includeDestructive: boolean): string {
+  const uncalled = uncalledTools(tools, includeDestructive);
+  if (uncalled.length === 0) return '';
+  const names = uncalled.slice(0, 8).map((u) => u.tool);
+  const more = uncalled.length > 8 ? `, and ${uncalled.length - 8} more` : '';
+  return `; left alone to harm nothing, so not tried: ${names.join(', ')}${more} (--include-destructive would call them)`;
 }

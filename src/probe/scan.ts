@@ -11,10 +11,11 @@ import { createRedactor, noteEvidence, stderrEvidence } from './evidence/evidenc
 import type { ExtraSecret, Redactor } from './evidence/evidence.js';
 import { centralResult, runProbe } from './run.js';
 import { runSurvey, SURVEY } from './surface/run-survey.js';
-import { recipeName } from './surface/recipes.js';
+import { recipeName, type SurfaceMap } from './surface/recipes.js';
+import type { Offer } from './surface/survey.js';
 import { DEFAULT_PRINCIPAL_META_KEY, openSession } from './target/session.js';
 import type { EngineSession, SessionOptions } from './target/session.js';
-import { createMintedValues, uncalledTools } from './surface/tool-risk.js';
+import { createMintedValues, riskReason, uncalledTools } from './surface/tool-risk.js';
 import { AbortCause } from './target/jsonrpc.js';
 import type { Evidence, IdentityName, ProbeResult, RunReport, Target } from './types.js';
 
@@ -90,6 +91,45 @@ export function displayTarget(target: Target, redactor?: Redactor): string {
     }
   }
   return redactor ? redactor.string(shown) : shown;
+}
+
+/** What discovery found, as the report shows it. */
+function shownSurface(
+  found: { map: SurfaceMap; evidence: Evidence[] },
+  redactor: Redactor,
+): NonNullable<RunReport['surface']> {
+  return {
+    handles: found.map.handles.map((h) => redactor.string(recipeName(h))),
+    flows: found.map.flows.map((f) => redactor.string(f.subject)),
+    tried: found.map.tried.map((t) => redactor.string(t)),
+    ...(found.map.notReached === undefined
+      ? {}
+      : {
+          notReached: found.map.notReached.map((n) => ({
+            tool: redactor.string(n.tool),
+            why: redactor.string(n.why),
+          })),
+        }),
+    evidence: found.evidence,
+  };
+}
+
+/**
+ * One result of a probe run twice, without and then with the held-back tools: the second when the
+ * first found nothing to test or the second confirms; else the first, which notes the second.
+ */
+function mergedResult(first: ProbeResult, second: ProbeResult, redactor: Redactor): ProbeResult {
+  if (first.verdict === 'skipped' || second.verdict === 'confirmed') return second;
+  const detail = `after every other probe, with the tools --include-destructive unlocks: ${second.verdict}: ${second.reason}`;
+  return {
+    ...first,
+    observations: [
+      ...first.observations,
+      { label: 'held-back tools', detail: redactor.string(detail) },
+    ],
+    evidence: [...first.evidence, noteEvidence(redactor, detail), ...second.evidence],
+    ms: first.ms + second.ms,
+  };
 }
 
 /** The largest delay a Node.js timer honours; a longer one fires at once. */
@@ -200,32 +240,59 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
       const runnable = legacy ? config.probes.filter((p) => p.runsOnLegacy) : [...config.probes];
       const skippedEvidence =
         legacy && runnable.length < config.probes.length ? openingEvidence() : [];
+      const includeDestructive = config.includeDestructive ?? false;
+      const allowMintedInRisky = config.allowMintedInRisky ?? false;
+      // With --include-destructive, the tools it unlocks are held back: every probe first runs
+      // without them, and only then a second pass surveys them and runs again the probes that
+      // found nothing to confirm, so a destructive consumer never destroys a value a later
+      // probe needs (docs/scanner.md, "What the scanner sends").
+      const heldBack =
+        includeDestructive && protocol.tools.some((t) => riskReason(t) !== undefined);
+      const offers: Offer[] = [];
+      const surveyCap = (): number => Math.max(0, Math.min(remaining(), (deadlineMs - waited) / 3));
       let found: Awaited<ReturnType<typeof runSurvey>> | undefined;
       if (runnable.length > 0) {
         progress({ phase: 'probe', id: SURVEY.id });
         found = await runSurvey(session, {
-          includeDestructive: config.includeDestructive ?? false,
-          allowMintedInRisky: config.allowMintedInRisky ?? false,
+          includeDestructive: includeDestructive && !heldBack,
+          allowMintedInRisky,
           minted,
           redactor,
-          capMs: Math.max(0, Math.min(remaining(), (deadlineMs - waited) / 3)),
+          offers,
+          capMs: surveyCap(),
           capName: 'the survey time cap (a third of --deadline)',
         });
-        surface = {
-          handles: found.map.handles.map((h) => redactor.string(recipeName(h))),
-          flows: found.map.flows.map((f) => redactor.string(f.subject)),
-          tried: found.map.tried.map((t) => redactor.string(t)),
-          ...(found.map.notReached === undefined
-            ? {}
-            : {
-                notReached: found.map.notReached.map((n) => ({
-                  tool: redactor.string(n.tool),
-                  why: redactor.string(n.why),
-                })),
-              }),
-          evidence: found.evidence,
-        };
+        surface = shownSurface(found, redactor);
       }
+      // What one probe run needs besides the probe; `pass` 2 is the held-back tools' pass.
+      const runOne = async (
+        probe: Probe,
+        map: SurfaceMap | undefined,
+        pass: 1 | 2,
+        capMs: number,
+        left: number,
+        read: () => void,
+      ): Promise<ProbeResult> => {
+        progress({ phase: 'probe', id: probe.id });
+        const peerOf = probe.usesPeer ? await openPeer() : undefined;
+        return runProbe(probe, session, {
+          ...(map === undefined ? {} : { surface: map }),
+          ...(peerOf === undefined ? {} : { peer: peerOf }),
+          settings,
+          includeDestructive: includeDestructive && (pass === 2 || !heldBack),
+          allowMintedInRisky,
+          minted,
+          redactor,
+          capMs,
+          heldBack: heldBack && pass === 1,
+          onSurfaceRead: read,
+          capName:
+            capMs === left
+              ? deadlineName
+              : `its time cap (${Math.round(capMs)} ms, its share of --deadline)`,
+        });
+      };
+      const readSurface = new Set<Probe>();
       let index = 0;
       for (const probe of config.probes) {
         if (!runnable.includes(probe)) {
@@ -241,31 +308,71 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
           index++;
           continue;
         }
-        // A fair share of what is left (besides the waits still to come), but never less than one
-        // call's timeout (when time allows), plus this probe's own wait.
+        // A fair share of what is left (besides the waits still to come, and the held-back pass
+        // as one more share), but never less than one call's timeout (when time allows), plus
+        // this probe's own wait.
         const waitsLeft = runnable.slice(index).reduce((sum, p) => sum + waitOf(p), 0);
-        const share = Math.max(0, left - waitsLeft) / (runnable.length - index);
+        const shares = runnable.length - index + (heldBack ? 1 : 0);
+        const share = Math.max(0, left - waitsLeft) / shares;
         const capMs = Math.min(left, Math.max(share, timeoutMs + 1000) + waitOf(probe));
         index++;
-        progress({ phase: 'probe', id: probe.id });
-        const peerOf = probe.usesPeer ? await openPeer() : undefined;
-        const result = await runProbe(probe, session, {
-          ...(found === undefined ? {} : { surface: found.map }),
-          ...(peerOf === undefined ? {} : { peer: peerOf }),
-          settings,
-          includeDestructive: config.includeDestructive ?? false,
-          allowMintedInRisky: config.allowMintedInRisky ?? false,
+        const result = await runOne(probe, found?.map, 1, capMs, left, () =>
+          readSurface.add(probe),
+        );
+        results.push(result);
+        if (!heldBack) progress({ phase: 'result', result });
+      }
+      if (heldBack && found !== undefined && remaining() > 0) {
+        // Pass 2: the held-back tools, offered what pass 1 minted, and the probes that read the
+        // surface and found nothing to confirm, on what only those tools offer.
+        progress({ phase: 'probe', id: SURVEY.id });
+        const later = await runSurvey(session, {
+          includeDestructive: true,
+          allowMintedInRisky,
           minted,
           redactor,
-          capMs,
-          capName:
-            capMs === left
-              ? deadlineName
-              : `its time cap (${Math.round(capMs)} ms, its share of --deadline)`,
+          offers,
+          only: (t) => riskReason(t) !== undefined,
+          capMs: surveyCap(),
+          capName: 'the survey time cap (a third of --deadline)',
         });
-        results.push(result);
-        progress({ phase: 'result', result });
+        const first = found.map;
+        const map: SurfaceMap = {
+          ...later.map,
+          tried: [...first.tried, ...later.map.tried.map((t) => `${t}, held back until now`)],
+        };
+        const joined = shownSurface(
+          {
+            map: {
+              ...map,
+              handles: [...first.handles, ...later.map.handles],
+              flows: [...first.flows, ...later.map.flows],
+              failures: [...first.failures, ...later.map.failures],
+            },
+            evidence: [...found.evidence, ...later.evidence],
+          },
+          redactor,
+        );
+        surface = joined;
+        const offered = later.map.handles.length > 0 || later.map.flows.length > 0;
+        const again = results.filter((r) => {
+          const probe = config.probes.find((p) => p.id === r.id);
+          if (probe === undefined || !readSurface.has(probe)) return false;
+          if (r.verdict === 'skipped') return true;
+          // A refuted probe is tried again on what is new; one that waited on purpose waits once.
+          return r.verdict === 'refuted' && offered && waitOf(probe) === 0;
+        });
+        for (const [i, r] of again.entries()) {
+          const probe = config.probes.find((p) => p.id === r.id) as Probe;
+          const left = remaining();
+          if (left <= 0) break;
+          const share = left / (again.length - i);
+          const capMs = Math.min(left, Math.max(share, timeoutMs + 1000) + waitOf(probe));
+          const second = await runOne(probe, map, 2, capMs, left, () => undefined);
+          results[results.indexOf(r)] = mergedResult(r, second, redactor);
+        }
       }
+      if (heldBack) for (const result of results) progress({ phase: 'result', result });
     }
   } finally {
     clearTimeout(deadlineTimer);

@@ -135,6 +135,8 @@ export interface Exchange {
 /** A tool as `tools/list` described it. */
 export interface ToolInfo {
   readonly name: string;
+  /** The tool's display name (`title`), read by the risk rules like its name. */
+  readonly title?: string;
   readonly description?: string;
   readonly inputSchema?: Record<string, unknown>;
   readonly annotations?: Record<string, unknown>;

@@ -9,7 +9,7 @@ import type { EngineSession } from '../target/session.js';
 import type { Evidence } from '../types.js';
 import { EMPTY_SURFACE } from '../run.js';
 import type { SurfaceMap } from './recipes.js';
-import { survey, surveyBudget } from './survey.js';
+import { survey, surveyBudget, type SurveyOptions } from './survey.js';
 
 /** The survey, as the runner sees it: never a verdict of its own, never in the registry. */
 export const SURVEY = { id: 'surface/survey' } as const;
@@ -21,7 +21,7 @@ const MARGIN_MS = 2_000;
 /** Run discovery on `session`; what it found and the exchanges that found it. */
 export async function runSurvey(
   session: EngineSession,
-  options: Omit<ProbeRunOptions, 'surface'>,
+  options: Omit<ProbeRunOptions, 'surface'> & Pick<SurveyOptions, 'offers' | 'only'>,
 ): Promise<{ map: SurfaceMap; evidence: Evidence[] }> {
   let map: SurfaceMap = EMPTY_SURFACE;
   const stopAt = performance.now() + options.capMs - Math.min(MARGIN_MS, options.capMs / 10);
@@ -33,7 +33,11 @@ export async function runSurvey(
     references: [],
     maxCalls: surveyBudget(session.protocol, options.includeDestructive),
     async run(ctx) {
-      map = await survey(ctx, { stopAt });
+      map = await survey(ctx, {
+        stopAt,
+        ...(options.offers === undefined ? {} : { offers: options.offers }),
+        ...(options.only === undefined ? {} : { only: options.only }),
+      });
       return skipped('discovery gives no verdict');
     },
   });

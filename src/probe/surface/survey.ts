@@ -63,10 +63,20 @@ export function surveyBudget(protocol: ProtocolInfo, includeDestructive: boolean
 export interface SurveyOptions {
   /** `performance.now()` after which the survey calls nothing more (its time cap, with a margin). */
   readonly stopAt?: number;
+  /**
+   * The values harvested so far in this scan: the survey offers them too, and adds what it
+   * harvests, so a later pass can offer what an earlier one minted.
+   */
+  readonly offers?: Offer[];
+  /**
+   * A later pass (`scan.ts`): only these tools are called and offered values (the others, the
+   * resources and the prompts were surveyed before).
+   */
+  readonly only?: (tool: ToolInfo) => boolean;
 }
 
 /** A value harvested from a tool's answers. */
-interface Offer {
+export interface Offer {
   readonly found: Found;
   readonly minter: ToolInfo;
   /** The canary planted in the minting call: an answer that shows it is about the minted object. */
@@ -168,8 +178,17 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
 
   // 1. Every safe tool twice, with the same placeholders: what it mints (what differs between the
   // two answers), and whether it refuses placeholders.
-  const tools = surveyOrder(callableTools(ctx.protocol.tools, ctx.includeDestructive));
-  const offers: Offer[] = [];
+  const only = options.only;
+  const chosen = surveyOrder(
+    callableTools(ctx.protocol.tools, ctx.includeDestructive).filter((t) => only?.(t) ?? true),
+  );
+  // In a later pass (held-back tools), a tool that takes nothing acts on everything there is
+  // (`deleteall`): it is called last, once, after every tool that takes a value was offered one.
+  const acting = (t: ToolInfo): boolean =>
+    only !== undefined && Object.keys(objectShape(t.inputSchema).props).length === 0;
+  const tools = chosen.filter((t) => !acting(t));
+  const lastly = chosen.filter(acting);
+  const offers: Offer[] = options.offers ?? [];
   const refusedPlaceholder = new Set<ToolInfo>();
   for (const [i, tool] of tools.entries()) {
     if (late()) {
@@ -305,6 +324,29 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
     );
     handles.push(...perSlot);
     if (first.asked?.state !== undefined) flows.push(toolFlow(tool, perSlot[0]));
+  }
+
+  // A later pass surveys its tools only: the resources and prompts were surveyed before.
+  if (only !== undefined) {
+    for (const [i, tool] of lastly.entries()) {
+      if (late()) {
+        unreached(lastly.slice(i), 'never called');
+        return done();
+      }
+      const call = toolCall(
+        tool.name,
+        argumentsFor(tool.inputSchema, { canary: '', boolean: false }),
+      );
+      const first = await ask(ctx, call, 'A', `survey: ${tool.name}, last (it takes nothing)`);
+      if (spent(first.exchange)) {
+        unreached(lastly.slice(i), 'never called', first.exchange);
+        return done();
+      }
+      failed(tool.name, first.exchange);
+      tried.push(`${tool.name} (${first.reading})`);
+      if (first.asked?.state !== undefined) flows.push(toolFlow(tool));
+    }
+    return done();
   }
 
   // 3. Resources: minted links, templates filled with minted values, listed resources.

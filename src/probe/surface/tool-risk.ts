@@ -500,8 +500,8 @@ function judge(tool: ToolInfo): ToolJudgement {
   const title =
     typeof ann?.['title'] === 'string'
       ? ann['title']
-      : typeof (tool as { title?: unknown }).title === 'string'
-        ? ((tool as { title?: string }).title as string)
+      : typeof tool.title === 'string'
+        ? tool.title
         : '';
   const readOnly = ann?.['readOnlyHint'] === true;
   const cleared = ann !== undefined && (readOnly || ann['destructiveHint'] === false);

@@ -103,6 +103,7 @@ function readTools(result: Record<string, unknown>, into: ToolInfo[]): void {
     if (into.length >= MAX_TOOLS || !isRecord(t) || typeof t.name !== 'string') continue;
     into.push({
       name: t.name,
+      ...(typeof t.title === 'string' ? { title: t.title } : {}),
       ...(typeof t.description === 'string' ? { description: t.description } : {}),
       ...(isRecord(t.inputSchema) ? { inputSchema: t.inputSchema } : {}),
       ...(isRecord(t.annotations) ? { annotations: t.annotations } : {}),

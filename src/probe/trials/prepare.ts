@@ -8,7 +8,6 @@ import type { ProbeContext } from '../define.js';
 import { mint, othersOf, recipeName, type FlowRecipe } from '../surface/recipes.js';
 import { ask, describe, readOutcome, type Asked, type Call } from './rounds.js';
 import { makeCanary } from '../evidence/markers.js';
-import { uncalledTools } from '../surface/tool-risk.js';
 import type { Exchange, IdentityName } from '../types.js';
 
 /** A request ready to send: the canary planted in it, and the handles minted for it. */
@@ -150,15 +149,6 @@ export function noFlowReason(
   const tried = [...d.tried, ...ctx.surface.tried];
   return {
     verdict: 'skipped',
-    reason: `precondition: a tool, prompt or resource that answers input_required with a requestState (tried: ${tried.length > 0 ? tried.join(', ') : 'nothing callable'})${leftAlone(ctx)}`,
+    reason: `precondition: a tool, prompt or resource that answers input_required with a requestState (tried: ${tried.length > 0 ? tried.join(', ') : 'nothing callable'})`,
   };
-}
-
-/** The tools the scan left alone, for a skip's reason: a skip they may cause must say so. */
-export function leftAlone(ctx: ProbeContext): string {
-  const uncalled = uncalledTools(ctx.protocol.tools, ctx.includeDestructive);
-  if (uncalled.length === 0) return '';
-  const names = uncalled.slice(0, 8).map((u) => u.tool);
-  const more = uncalled.length > 8 ? `, and ${uncalled.length - 8} more` : '';
-  return `; left alone to harm nothing, so not tried: ${names.join(', ')}${more} (--include-destructive would call them)`;
 }
