@@ -18,7 +18,14 @@ export async function scanTwin(
 ): Promise<RunReport> {
   const started = await startForeign(twin, variant, transport);
   try {
-    return await runScan({ target: started.target, probes: PROBES, ...started.options });
+    // A proof is about verdicts, not speed: several scans share two busy cores here, and the
+    // default 30 s deadline's shares (the survey's, each probe's) would let the load decide.
+    return await runScan({
+      target: started.target,
+      probes: PROBES,
+      deadlineMs: 120_000,
+      ...started.options,
+    });
   } finally {
     await started.close();
   }
