@@ -24,6 +24,17 @@ describe('positions', () => {
     expect(tokenize('Konto gelöscht: 削除 済み')).toEqual(['Konto', 'gelöscht', '削除', '済み']);
   });
 
+  it('keeps the characters an id drew at its ends, and trims only the sentence around it', () => {
+    // base64url's `-` and `_`, base64's padding, a path's slash, a phone number's plus: each drawn
+    // at random by some server, each the id's own (a booking code cut short is somebody else's).
+    for (const id of ['-Ab3_', 'Ab3_-', '_x9', 'QUJD==', 'a/b/', '+4930', '~k']) {
+      expect(tokenize(`Your code ${id} is ready.`)).toEqual(['Your', 'code', id, 'is', 'ready']);
+      expect(tokenize(`Your code is ${id}.`)[3]).toBe(id);
+      expect(tokenize(`Code: ${id}: done`)[1]).toBe(id);
+    }
+    expect(tokenize('ticket #17 - filed')).toEqual(['ticket', '17', 'filed']);
+  });
+
   it('opens JSON written in a text and reads every depth, _meta included', () => {
     const paths = leavesOf({
       content: [{ type: 'text', text: '{"a":{"b":["x","y"]}}' }],

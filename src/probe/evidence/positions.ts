@@ -33,7 +33,11 @@ const MAX_DEPTH = 32;
 
 // Word-like: letters and digits of any script, and the characters ids and references are made of.
 const SPLIT = /[^\p{L}\p{N}\p{M}_.:~+/=@#-]+/u;
-const EDGE = /^[.:~+/=#-]+|[.:~+/=#-]+$/g;
+// What a sentence puts around a word: its full stop or colon after it, a `#` before a number. Only
+// these are trimmed: an id's own characters at its ends (base64url's `-` and `_`, base64's `=`
+// padding, a path's `/`, a phone number's `+`) are drawn at random and belong to it.
+const EDGE = /^[.:#]+|[.:]+$/g;
+const WORDLIKE = /[\p{L}\p{N}]/u;
 
 /** The word-like tokens of one string, in order (at most `max`). */
 export function tokenize(text: string, max = MAX_TOKENS): string[] {
@@ -41,7 +45,7 @@ export function tokenize(text: string, max = MAX_TOKENS): string[] {
   for (const raw of text.split(SPLIT)) {
     if (out.length >= max) break;
     const token = raw.replace(EDGE, '');
-    if (token.length > 0) out.push(token);
+    if (WORDLIKE.test(token)) out.push(token);
   }
   return out;
 }
