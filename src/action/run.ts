@@ -9,6 +9,7 @@
  * masked first (`::add-mask::`), reach the scanner only through its environment, and are cut out
  * of everything the scanner prints, should it ever print one.
  */
+import { undecided } from '../probe/decided.js';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -129,6 +130,7 @@ function counts(report: RunReport | CombinedReport): Record<string, number> {
     refuted: n('refuted'),
     skipped: n('skipped'),
     errored: n('errored'),
+    undecided: probes.filter(undecided).length,
   };
 }
 
@@ -139,11 +141,17 @@ function summaryOf(report: RunReport | CombinedReport, options: RenderOptions): 
     : markdown.render(report, options);
 }
 
-/** The step's exit code for the scanner's, under `fail-on`. */
+/** Scanner exit codes that come with a report: 0, 1, 3 and 4 (nothing decided). */
+const REPORTED = new Set([0, 1, 3, 4]);
+
+/**
+ * The step's exit code for the scanner's, under `fail-on`. A run that decided nothing (4) fails
+ * under `confirmed` as well: a gate must not pass on a scan that proved nothing.
+ */
 export function gate(failOn: ActionInputs['failOn'], code: number): number {
-  if (code !== 0 && code !== 1 && code !== 3) return code;
+  if (!REPORTED.has(code)) return code;
   if (failOn === 'never') return 0;
-  if (failOn === 'confirmed') return code === 1 ? 1 : 0;
+  if (failOn === 'confirmed') return code === 1 || code === 4 ? code : 0;
   return code;
 }
 
@@ -178,7 +186,7 @@ export async function runAction(io: ActionIo): Promise<number> {
     markdown: join(dir, 'stateguard.md'),
   };
   const code = await scan(scanArgv(inputs, files.report), inputs, io);
-  if (code !== 0 && code !== 1 && code !== 3) {
+  if (!REPORTED.has(code)) {
     out(`::error title=stateguard::the scan ended with exit code ${code} and no report`);
     writeOutputs(env.GITHUB_OUTPUT, { 'exit-code': code });
     return code;
@@ -206,7 +214,10 @@ export async function runAction(io: ActionIo): Promise<number> {
     ...tally,
   });
   const exit = gate(inputs.failOn, code);
-  const what = `${tally.confirmed} confirmed (${tally.baselined} baselined), ${tally.errored} errored`;
+  const what =
+    code === 4
+      ? `nothing decided: no probe confirmed or refuted anything (${tally.skipped} skipped, ${tally.errored} errored)`
+      : `${tally.confirmed} confirmed (${tally.baselined} baselined), ${tally.errored} errored`;
   if (exit !== 0)
     out(`::error title=stateguard::${commandText(`${what}; fail-on ${inputs.failOn}`)}`);
   else if (code !== 0) out(`::warning title=stateguard::${commandText(what)}`);

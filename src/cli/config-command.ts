@@ -4,10 +4,10 @@
  * server's name in brackets.
  *
  * Exit code over all servers: 1 when any server has an unbaselined confirmed finding or a stale
- * baseline entry; else 3 when any server errored or could not be started (an unresolved
- * placeholder, an unreachable target), or when no server was scanned at all; else 0. An entry left
- * alone by design (SSE-only, a transport the scanner does not speak) is reported but does not
- * raise the exit code.
+ * baseline entry; else 4 when on any server no probe decided anything (it could not be started,
+ * was unreachable, or every probe skipped or errored), or when no server was scanned at all, unless
+ * `--allow-undecided`; else 3 when any server errored; else 0. An entry left alone by design
+ * (SSE-only, a transport the scanner does not speak) is reported but does not raise the exit code.
  */
 import { createRedactor } from '../probe/evidence/evidence.js';
 import { applyBaselineToServers, failsRun, STALE_REASON } from '../probe/baseline.js';
@@ -29,11 +29,12 @@ import {
 import { combinedBaselineText } from './write-baseline.js';
 
 /** The exit code of a combined report (see the module comment). */
-export function combinedExitCode(report: CombinedReport): 0 | 1 | 3 {
+export function combinedExitCode(report: CombinedReport, allowUndecided = false): 0 | 1 | 3 | 4 {
   if (report.servers.some(failsRun)) return 1;
   const scanned = report.servers.filter((r) => !notScanned(r));
-  if (scanned.length === 0) return 3;
-  return scanned.some((r) => exitCodeOf(r) === 3) ? 3 : 0;
+  if (scanned.length === 0) return allowUndecided ? 3 : 4;
+  const codes = scanned.map((r) => exitCodeOf(r, allowUndecided));
+  return codes.includes(4) ? 4 : codes.includes(3) ? 3 : 0;
 }
 
 /** Runs the scan of `selection`; resolves with the exit code. */
@@ -88,6 +89,6 @@ export async function runConfigScan(
   if (reporter.renderCombined === undefined) return 2;
   const rendered = reporter.renderCombined(report, renderOptions(args));
   return deliver(rendered, args.output, combinedSummaryLine(report), err)
-    ? combinedExitCode(report)
+    ? combinedExitCode(report, args.allowUndecided)
     : 2;
 }

@@ -66,6 +66,8 @@ export interface CommonScanArgs {
   readonly output?: string;
   readonly baseline?: Baseline;
   readonly writeBaseline?: string;
+  /** `--allow-undecided`: a run in which no probe decided exits as its other verdicts say. */
+  readonly allowUndecided: boolean;
   readonly evidence: EvidenceMode;
   readonly all: boolean;
   /** `--sarif-location`: the repository-relative file and line SARIF results point at. */
@@ -108,6 +110,7 @@ export const SCAN_OPTIONS = {
   output: { type: 'string' },
   baseline: { type: 'string' },
   'write-baseline': { type: 'string' },
+  'allow-undecided': { type: 'boolean' },
   evidence: { type: 'string' },
   all: { type: 'boolean' },
   'sarif-location': { type: 'string' },
@@ -323,6 +326,7 @@ export function parseScanArgs(
     includeDestructive:
       (values['include-destructive'] ?? false) || engine?.includeDestructive === true,
     allowMintedInRisky: values['allow-minted-in-risky'] ?? false,
+    allowUndecided: values['allow-undecided'] ?? false,
     timeoutMs: duration('timeout', values.timeout, SCAN_DEFAULTS.timeoutMs),
     deadlineMs: duration('deadline', values.deadline, SCAN_DEFAULTS.deadlineMs),
     startupTimeoutMs: duration(

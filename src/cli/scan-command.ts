@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { baselineText } from './write-baseline.js';
 import { ProbeUsageError } from '../errors.js';
 import { applyBaseline, failsRun, STALE_REASON } from '../probe/baseline.js';
+import { nothingDecided } from '../probe/decided.js';
 import { runScan } from '../probe/scan.js';
 import type { ScanProgress } from '../probe/scan.js';
 import type { RunReport } from '../probe/types.js';
@@ -24,10 +25,13 @@ import type { SharedScanConfig } from './config/scan-servers.js';
 
 /**
  * Exit code of a finished scan: 1 when anything is confirmed and not baselined, or a baseline
- * entry is stale; else 3 when anything errored or the target answered nothing usable; else 0.
+ * entry is stale; else 4 when no probe decided anything (each skipped or errored, or none ran),
+ * unless `allowUndecided`; else 3 when anything errored or the target answered nothing usable;
+ * else 0.
  */
-export function exitCodeOf(report: RunReport): 0 | 1 | 3 {
+export function exitCodeOf(report: RunReport, allowUndecided = false): 0 | 1 | 3 | 4 {
   if (failsRun(report)) return 1;
+  if (!allowUndecided && nothingDecided(report)) return 4;
   if (report.problem !== undefined || report.probes.some((p) => p.verdict === 'errored')) return 3;
   return 0;
 }
@@ -108,7 +112,7 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
   const rendered = REPORTERS[args.format].render(report, renderOptions(args));
   if (!deliver(rendered, args.output, summaryLine(report), err)) return 2;
   // The engine reads the verdict from metadata.status, and drops the output of a non-zero exit.
-  return args.engine ? 0 : exitCodeOf(report);
+  return args.engine ? 0 : exitCodeOf(report, args.allowUndecided);
 }
 
 /** What every scan takes from the flags, whatever its target (one, or each configured server). */

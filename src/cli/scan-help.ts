@@ -126,6 +126,10 @@ Output:
   --write-baseline <file>      write this run's confirmed findings to <file> as accepted
                                entries (<probe-id>@<target>), under a comment naming the date
                                and target, e.g. --write-baseline .stateguard-baseline
+  --allow-undecided            exit as the other verdicts say when no probe decided anything
+                               (each skipped or errored, or the target unreachable); without
+                               it such a run exits 4, so a gate cannot pass on a scan that
+                               proved nothing
   --evidence <mode>            text, sarif, junit, html: ${EVIDENCE_MODES.join(' | ')} (default summary)
   --all                        sarif: also emit refuted (kind pass) and skipped (kind
                                notApplicable) results; off by default, because some consumers
@@ -148,9 +152,13 @@ Verdicts (every one carries the exchanges that back it, tokens redacted):
   errored     a control failed, or a call drew no decision (timeout, 5xx, empty or HTML body,
               dropped connection, unrunnable command, deadline); never read as a refusal
 
-Exit codes: 0 nothing confirmed or errored · 1 something confirmed (and not baselined), or a
-            stale baseline entry · 2 usage error · 3 something errored and nothing confirmed;
-            always 0 in cert-x-gen engine mode (the verdict is metadata.status)
-            With --config, over all servers: 1 if any server has 1; else 3 if any errored or
-            was not started (or nothing was scanned); an SSE-only entry does not count
+Exit codes: 0 something decided, nothing confirmed or errored · 1 something confirmed (and
+            not baselined), or a stale baseline entry · 2 usage error · 3 something errored,
+            something else decided, nothing confirmed · 4 nothing decided: no probe confirmed
+            or refuted anything (the target unreachable, each probe skipped or errored), unless
+            --allow-undecided; always 0 in cert-x-gen engine mode (the verdict is
+            metadata.status)
+            With --config, over all servers: 1 if any server has 1; else 4 if on any server
+            nothing was decided (or it was not started, or nothing was scanned); else 3 if any
+            errored; an SSE-only entry does not count
 `;

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { quote } from 'shell-quote';
+import { undecidedCount } from './decided.js';
 import type { Probe, ProbeSettings } from './define.js';
 import { createRedactor, noteEvidence, stderrEvidence } from './evidence/evidence.js';
 import type { ExtraSecret, Redactor } from './evidence/evidence.js';
@@ -404,6 +405,7 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
     startedAt,
     ms: Math.round(performance.now() - started),
     ...(opened.problem !== undefined ? { problem: redactor.string(opened.problem) } : {}),
+    undecided: undecidedCount(results),
     probes: results,
     ...(uncalled.length > 0 ? { uncalled } : {}),
   };

@@ -265,6 +265,8 @@ export interface RunReport {
   readonly problem?: string;
   /** Present only when the scan ran with `--baseline`. */
   readonly baseline?: BaselineSummary;
+  /** How many probes decided nothing (ended `skipped` or `errored`); all of them: nothing decided. */
+  readonly undecided: number;
   readonly probes: ProbeResult[];
   /**
    * Tools the scan left alone, and why: destructive, or running commands or code, queries, URL

@@ -8,6 +8,7 @@
  * (its details still in `<system-out>`), and each stale entry is a failing testcase of its own in
  * `stateguard.baseline`: the failures then count exactly what makes the run exit 1.
  */
+import { undecidedCount } from '../probe/decided.js';
 import { STALE_REASON } from '../probe/baseline.js';
 import type { BaselineSummary, ProbeResult, RunReport, Verdict } from '../probe/types.js';
 import { detailLines } from './evidence-lines.js';
@@ -114,6 +115,7 @@ function suite(report: RunReport, options: RenderOptions): { lines: string[]; to
     ['transport', report.target.kind],
     ['protocol', `${p.era}${p.protocolVersion ? ` ${p.protocolVersion}` : ''}`],
     ['stateguard', report.tool.version],
+    ['undecided', String(undecidedCount(report.probes))],
     ...(report.problem !== undefined ? [['problem', report.problem] as [string, string]] : []),
     ...(baseline !== undefined ? [['baseline', baseline.file] as [string, string]] : []),
     ...(report.uncalled ?? []).map(

@@ -2,6 +2,7 @@
  * The server × probe verdict matrix of a combined report (`--config`), shared by the text and
  * Markdown reporters, and the one-line summary of a combined report.
  */
+import { nothingDecided } from '../probe/decided.js';
 import type { CombinedReport, RunReport, Verdict } from '../probe/types.js';
 import { VERDICTS } from '../probe/types.js';
 
@@ -51,7 +52,7 @@ export function serverName(server: RunReport, max = 40): string {
 
 /**
  * `12 confirmed · 30 refuted · 4 skipped · 1 errored across 5 servers (1 not started, 1 not
- * scanned)`.
+ * scanned, 1 with nothing decided)`.
  */
 export function combinedSummaryLine(report: CombinedReport): string {
   const all = report.servers.flatMap((s) => s.probes);
@@ -65,6 +66,11 @@ export function combinedSummaryLine(report: CombinedReport): string {
   const aside = (['not started', 'not scanned'] as const)
     .filter((s) => of(s) > 0)
     .map((s) => `${of(s)} ${s}`);
+  // Scanned, yet no probe confirmed or refuted anything there: the server is not shown clean.
+  const unproven = report.servers.filter(
+    (r, i) => (statuses[i] === 'clean' || statuses[i] === 'errored') && nothingDecided(r),
+  ).length;
+  if (unproven > 0) aside.push(`${unproven} with nothing decided`);
   const n = report.servers.length;
   return `${counts.join(' · ')} across ${n} server${n === 1 ? '' : 's'}${aside.length > 0 ? ` (${aside.join(', ')})` : ''}`;
 }

@@ -21,6 +21,7 @@
  * `primaryLocationLineHash` GitHub matches alerts by, both from the probe and the target (or the
  * configuration entry), never from the text of a line.
  */
+import { undecidedCount } from '../probe/decided.js';
 import { createHash } from 'node:crypto';
 import type {
   Invocation,
@@ -277,6 +278,7 @@ export function toSarif(report: RunReport, options: RenderOptions): Log {
     runOf([place(report, options)], report.tool, options, {
       target: report.target,
       protocol: report.protocol,
+      undecided: undecidedCount(report.probes),
       ...(report.baseline !== undefined ? { baseline: report.baseline } : {}),
     }),
   );
@@ -297,6 +299,7 @@ export function toSarifCombined(combined: CombinedReport, options: RenderOptions
           ...(r.server !== undefined ? { server: r.server } : {}),
           target: r.target,
           protocol: r.protocol,
+          undecided: undecidedCount(r.probes),
           ...(r.problem !== undefined ? { problem: r.problem } : {}),
           ...(r.baseline !== undefined ? { baseline: r.baseline } : {}),
         })),

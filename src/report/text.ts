@@ -2,6 +2,7 @@
  * Text for a terminal: one line per probe (verdict, id, reason), its controls and observations
  * beneath, an evidence summary, and the summary line. `errored` is never green.
  */
+import { nothingDecided } from '../probe/decided.js';
 import { STALE_REASON } from '../probe/baseline.js';
 import type {
   BaselineSummary,
@@ -46,6 +47,7 @@ export function summaryLine(report: RunReport): string {
     const stale = baseline.stale.length;
     if (stale > 0) counts.push(`${stale} stale baseline ${stale === 1 ? 'entry' : 'entries'}`);
   }
+  if (nothingDecided(report)) counts.push('nothing decided');
   return `${counts.join(' · ')} (target: ${visible(report.target.display)})`;
 }
 

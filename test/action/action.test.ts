@@ -257,7 +257,7 @@ describe('the GitHub Action step', () => {
     const run = await runStep({ config: '.mcp.json', probes: 'state/tamper' }, (ws) =>
       writeFileSync(join(ws, '.mcp.json'), config),
     );
-    expect(run.outputs['exit-code'], run.stderr).toBe('3');
+    expect(run.outputs['exit-code'], run.stderr).toBe('4');
     const lines = `${run.stdout}\n${run.stderr}`.split(/\r\n|\r|\n/);
     // The step's own commands are the only ones, and the planted texts are there, inert.
     const commands = lines.filter((l) => /^\s*(::|##\[)/.test(l));
@@ -271,18 +271,22 @@ describe('the GitHub Action step', () => {
   }, 90_000);
 
   it.each([
-    ['errored', 3],
-    ['confirmed', 0],
+    ['errored', '', 4, '4'],
+    ['confirmed', '', 4, '4'],
+    ['never', '', 0, '4'],
+    ['confirmed', '--allow-undecided', 0, '3'],
   ])(
-    'exits by fail-on %s (%i) when the target cannot be reached (scanner exit 3)',
-    async (failOn, code) => {
+    'exits by fail-on %s %s (%i) when the target cannot be reached (nothing decided: scanner exit %s)',
+    async (failOn, args, code, scanner) => {
       const run = await runStep({
         target: 'http://127.0.0.1:1/mcp',
         probes: 'state/tamper',
         'fail-on': failOn,
+        ...(args === '' ? {} : { args }),
       });
       expect(run.code, run.stderr).toBe(code);
-      expect(run.outputs).toMatchObject({ 'exit-code': '3', errored: '1' });
+      expect(run.outputs).toMatchObject({ 'exit-code': scanner, errored: '1', undecided: '1' });
+      if (code === 4) expect(run.stdout).toMatch(/::error title=stateguard::nothing decided/);
       const text = readFileSync(run.outputs['sarif-file'] ?? '', 'utf8');
       expect(githubProblems(JSON.parse(text), text)).toEqual([]);
       if (code === 0) expect(run.stdout).toMatch(/::warning title=stateguard::/);

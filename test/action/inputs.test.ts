@@ -108,6 +108,9 @@ describe('the Action inputs', () => {
     ['confirmed', 0, 0],
     ['confirmed', 1, 1],
     ['confirmed', 3, 0],
+    ['confirmed', 4, 4],
+    ['errored', 4, 4],
+    ['never', 4, 0],
     ['errored', 3, 3],
     ['errored', 1, 1],
     ['never', 1, 0],
@@ -155,6 +158,7 @@ describe('action.yml', () => {
         'refuted',
         'skipped',
         'errored',
+        'undecided',
       ].sort(),
     );
     for (const name of outputs)

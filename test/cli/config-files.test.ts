@@ -524,11 +524,23 @@ describe('the exit code over servers', () => {
     ['a confirmed finding anywhere', [clean, errored, confirmed], 1],
     ['a stale baseline entry', [clean, baselinedStale], 1],
     ['an errored probe', [clean, errored], 3],
-    ['a server not started', [clean, unstarted], 3],
-    ['nothing scanned at all', [sse], 3],
+    ['a server not started', [clean, unstarted], 4],
+    ['nothing scanned at all', [sse], 4],
+    [
+      'a server where every probe errored',
+      [clean, { ...errored, probes: errored.probes.filter((p) => p.verdict === 'errored') }],
+      4,
+    ],
     ['clean servers beside an SSE-only entry', [clean, sse], 0],
   ] as const)('%s', (_, servers, code) => {
     expect(combinedExitCode(only(...servers))).toBe(code);
+  });
+
+  it.each([
+    ['a server not started', [clean, unstarted], 3],
+    ['nothing scanned at all', [sse], 3],
+  ] as const)('%s exits as before with --allow-undecided', (_, servers, code) => {
+    expect(combinedExitCode(only(...servers), true)).toBe(code);
   });
 });
 

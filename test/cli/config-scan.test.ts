@@ -248,7 +248,7 @@ describe('--server, exit codes and entries that are not scanned', () => {
     expect(run.stderr).toContain("unknown --server 'nope' (legacy, unset, fixed)");
   });
 
-  it('exits 3 when a picked server could not be started', async () => {
+  it('exits 4 when a picked server could not be started: nothing decided on it', async () => {
     const run = await runCli([
       'scan',
       '--config',
@@ -258,14 +258,14 @@ describe('--server, exit codes and entries that are not scanned', () => {
       '--server',
       'legacy',
     ]);
-    expect(run.code).toBe(3);
+    expect(run.code).toBe(4);
     expect(run.stdout).toContain('not started');
     expect(run.stdout).toContain('not scanned');
   });
 
-  it('exits 3 when nothing at all was scanned, even if only by design', async () => {
+  it('exits 4 when nothing at all was scanned, even if only by design', async () => {
     const run = await runCli(['scan', '--config', config(), '--server', 'legacy']);
-    expect(run.code).toBe(3);
+    expect(run.code).toBe(4);
   });
 
   it('exits 0 when every scanned server is clean; an SSE-only entry beside it does not count', async () => {
@@ -470,7 +470,7 @@ describe('--config without a file: the well-known locations', () => {
       'user-desktop',
     ]);
     // Nothing but SSE-only entries: nothing was scanned.
-    expect(run.code).toBe(3);
+    expect(run.code).toBe(4);
   });
 
   it('says where it looked when it finds nothing (exit 2)', async () => {

@@ -53,14 +53,14 @@ describe.skipIf(process.platform === 'win32')('--deadline with a stdio process t
         60_000,
       );
       const took = performance.now() - started;
-      expect(run.code).toBe(3);
+      expect(run.code).toBe(4);
       expect(took).toBeLessThan(
         DEADLINE_MS + STDIO_CLOSE_GRACE_MS + LINGER_MS + STARTUP_ALLOWANCE_MS,
       );
       const grandchild = Number(readFileSync(pidFile, 'utf8').trim());
       expect(grandchild).toBeGreaterThan(0);
       expect(running(grandchild)).toBe(false);
-      expect(run.stdout).toContain('errored (target: stdio:sh -c');
+      expect(run.stdout).toContain('errored · nothing decided (target: stdio:sh -c');
     },
   );
 });
@@ -86,7 +86,7 @@ describe('--deadline with an HTTP server that never answers', () => {
         60_000,
       );
       const took = performance.now() - started;
-      expect(run.code).toBe(3);
+      expect(run.code).toBe(4);
       expect(took).toBeLessThan(DEADLINE_MS + LINGER_MS + STARTUP_ALLOWANCE_MS);
       expect((JSON.parse(run.stdout) as RunReport).problem).toContain(
         `the scan deadline (${DEADLINE_MS} ms, set by --deadline) passed`,

@@ -46,7 +46,7 @@ describe('a refused identity', () => {
           'json',
           '--quiet',
         ]);
-        expect(run.code).toBe(3);
+        expect(run.code).toBe(4);
         const report = JSON.parse(run.stdout) as RunReport;
         expect(report.problem).toContain(
           `the target refused the identity (HTTP ${status} to server/discover)`,
@@ -117,7 +117,7 @@ describe('TLS', () => {
   it('https:// against a plain HTTP server: one line, no OpenSSL dump', async () => {
     const url = plain.url.replace('http://', 'https://');
     const run = await runCli(['scan', '--http', `${url}/mcp`, '--format', 'json', '--quiet']);
-    expect(run.code).toBe(3);
+    expect(run.code).toBe(4);
     const report = JSON.parse(run.stdout) as RunReport;
     expect(report.problem).toContain(
       'TLS handshake failed: the server does not speak TLS on this port',
@@ -140,7 +140,7 @@ describe('TLS', () => {
         'json',
         '--quiet',
       ]);
-      expect(run.code).toBe(3);
+      expect(run.code).toBe(4);
       // Past TLS: the server's own answer (401) is what the report is about.
       expect((JSON.parse(run.stdout) as RunReport).problem).toContain(
         'the target refused the identity (HTTP 401',
@@ -200,7 +200,7 @@ describe('timeouts name the limit that fired and its flag', () => {
         'json',
         '--quiet',
       ]);
-      expect(run.code).toBe(3);
+      expect(run.code).toBe(4);
       expect((JSON.parse(run.stdout) as RunReport).problem).toContain(
         "no answer to server/discover 'era: server/discover' as A within 500 ms (the per-call limit, set by --timeout)",
       );
@@ -224,7 +224,7 @@ describe('timeouts name the limit that fired and its flag', () => {
       'json',
       '--quiet',
     ]);
-    expect(run.code).toBe(3);
+    expect(run.code).toBe(4);
     expect((JSON.parse(run.stdout) as RunReport).problem).toContain(
       "within 1000 ms (the limit on a stdio server's first answer, set by --startup-timeout)",
     );
@@ -235,7 +235,7 @@ describe('stdio servers that fail', () => {
   it('a crash shows the last lines of the server stderr in the default text report', async () => {
     const script = "echo starting >&2; echo 'Error: cannot read config.json' >&2; exit 1";
     const run = await runCli(['scan', '--stdio', `sh -c "${script}"`, '--quiet']);
-    expect(run.code).toBe(3);
+    expect(run.code).toBe(4);
     expect(run.stdout).toContain(
       'server exited with code 1 before answering; its stderr ends: starting | Error: cannot read config.json',
     );
@@ -250,7 +250,7 @@ describe('stdio servers that fail', () => {
       '2s',
       '--quiet',
     ]);
-    expect(run.code).toBe(3);
+    expect(run.code).toBe(4);
     expect(run.stdout).toContain(
       'the server printed non-protocol output on stdout (not JSON-RPC): "Server listening on stdio"',
     );

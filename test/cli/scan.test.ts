@@ -83,7 +83,7 @@ describe('stateguard scan usage', () => {
 });
 
 describe('stateguard scan exit codes and reports', () => {
-  it('writes a JSON report with every probe errored and exits 3 when the command is missing', async () => {
+  it('writes a JSON report with every probe errored and exits 4 (nothing decided) when the command is missing', async () => {
     const output = join(dir, 'missing.json');
     const run = await runCli([
       'scan',
@@ -94,7 +94,7 @@ describe('stateguard scan exit codes and reports', () => {
       '--output',
       output,
     ]);
-    expect(run.code).toBe(3);
+    expect(run.code).toBe(4);
     const report = JSON.parse(readFileSync(output, 'utf8')) as RunReport;
     expect(report.schemaVersion).toBe(1);
     expect(report.problem).toContain('ENOENT');
@@ -103,7 +103,7 @@ describe('stateguard scan exit codes and reports', () => {
     expect(run.stderr).toContain(`0 confirmed · 0 refuted · 0 skipped · ${PROBES.length} errored`);
   });
 
-  it('ends a scan of a hanging HTTP server at the deadline with exit 3 and a JSON report', async () => {
+  it('ends a scan of a hanging HTTP server at the deadline with exit 4 (nothing decided) and a JSON report', async () => {
     const server = await startHttpServer('modern', () => 'hang');
     try {
       const run = await runCli([
@@ -117,7 +117,7 @@ describe('stateguard scan exit codes and reports', () => {
         '--deadline',
         '1500ms',
       ]);
-      expect(run.code).toBe(3);
+      expect(run.code).toBe(4);
       const report = JSON.parse(run.stdout) as RunReport;
       expect(report.problem).toContain('the scan deadline (1500 ms, set by --deadline) passed');
       expect(report.probes.every((p) => p.verdict === 'errored')).toBe(true);
@@ -126,12 +126,14 @@ describe('stateguard scan exit codes and reports', () => {
     }
   });
 
-  it('skips every probe of a legacy server with exit 0 and a plain-text summary line', async () => {
+  it('skips every probe of a legacy server: nothing decided, exit 4, and 0 with --allow-undecided', async () => {
     const run = await runCli(['scan', '--stdio', stdioCmd('legacy')]);
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(4);
     expect(run.stdout).toContain(
-      `0 confirmed · 0 refuted · ${PROBES.length} skipped · 0 errored (target: stdio:`,
+      `0 confirmed · 0 refuted · ${PROBES.length} skipped · 0 errored · nothing decided (target: stdio:`,
     );
+    const allowed = await runCli(['scan', '--stdio', stdioCmd('legacy'), '--allow-undecided']);
+    expect(allowed.code).toBe(0);
     expect(run.stdout).not.toContain('\u001b[');
     expect(run.stderr).toContain('stateguard: protocol era legacy');
   });
@@ -174,7 +176,7 @@ describe('stateguard scan exit codes and reports', () => {
     expect(results.every((r) => r.kind === 'fail' && r.level !== 'none')).toBe(true);
   });
 
-  it('writes JUnit with every probe skipped for a legacy server, exit 0', async () => {
+  it('writes JUnit with every probe skipped for a legacy server, exit 4', async () => {
     const run = await runCli([
       'scan',
       '--stdio',
@@ -183,7 +185,8 @@ describe('stateguard scan exit codes and reports', () => {
       'junit',
       '--quiet',
     ]);
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(4);
+    expect(run.stdout).toContain(`<property name="undecided" value="${PROBES.length}"/>`);
     expect(run.stdout).toContain(
       `tests="${PROBES.length}" failures="0" errors="0" skipped="${PROBES.length}"`,
     );

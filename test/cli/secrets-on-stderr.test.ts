@@ -53,7 +53,7 @@ describe('no secret on stderr', () => {
       { SG_TEST_SECRET: SECRET, STATEGUARD_IDENTITY_A__OWN: OWN_A },
       60_000,
     );
-    expect(run.code, run.stderr).toBe(3);
+    expect(run.code, run.stderr).toBe(4);
     expectNowhere(run.stderr, SECRET, OWN_A);
     expectNowhere(run.stdout, SECRET, OWN_A);
     // The lines that quote them are there, with the placeholders.
@@ -80,7 +80,7 @@ describe('no secret on stderr', () => {
       { STATEGUARD_IDENTITY_A: OWN_A },
       60_000,
     );
-    expect(run.code, run.stderr).toBe(3);
+    expect(run.code, run.stderr).toBe(4);
     expectNowhere(run.stderr, OWN_A, HEADER);
     expectNowhere(run.stdout, OWN_A, HEADER);
     expect(run.stderr).toContain('scanning http://127.0.0.1:1/<identity-A>/mcp');

@@ -82,7 +82,7 @@ describe('stateguard scan usage errors', () => {
       '0.5m',
       '--quiet',
     ]);
-    expect(run.code).toBe(3);
+    expect(run.code).toBe(4);
   });
 
   it('prints usage on stderr and exits 2 when given no arguments at all', async () => {
@@ -127,7 +127,7 @@ describe('stateguard scan warnings, before scanning', () => {
     ],
   ])('warns for %j %j', async (args, env, message) => {
     const run = await runCli(['scan', ...args, '--quiet'], env);
-    expect(run.code).toBe(3);
+    expect(run.code).toBe(4);
     expect(warned(run.stderr).join('\n')).toContain(message);
   });
 

@@ -239,7 +239,7 @@ describe('through the CLI', () => {
   );
 
   it(
-    'writes a JSON report for a stdio server that crashes mid answer, exit 3',
+    'writes a JSON report for a stdio server that crashes mid answer, exit 4 (nothing decided)',
     async () => {
       const output = join(dir, 'crash.json');
       const target = stdioTarget('crash-mid-answer');
@@ -248,7 +248,7 @@ describe('through the CLI', () => {
       const run = await cli(['--stdio', line, '--format', 'json', '--output', output, ...limits]);
       const report = JSON.parse(readFileSync(output, 'utf8')) as RunReport;
       expectSound(report);
-      expect(run.code).toBe(3);
+      expect(run.code).toBe(4);
     },
     LIMIT,
   );

@@ -14,6 +14,7 @@ const unstarted = (name: string, line: number, display: string, problem: string)
   startedAt: report.startedAt,
   ms: 0,
   problem,
+  undecided: 0,
   probes: [],
 });
 

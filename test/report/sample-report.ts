@@ -15,6 +15,7 @@ export const report: RunReport = {
   protocol: { era: 'modern', protocolVersion: '2026-07-28', discover: true, toolNames: ['a', 'b'] },
   startedAt: '2026-01-01T00:00:00.000Z',
   ms: 12,
+  undecided: 2,
   probes: [
     {
       id: 'state/tamper',

@@ -41,6 +41,7 @@ function unstartedReport(plan: ServerPlan, problem: string): RunReport {
     startedAt: new Date().toISOString(),
     ms: 0,
     problem: redactor.string(problem),
+    undecided: 0,
     probes: [],
   };
 }
