@@ -24,6 +24,7 @@ import {
   progressLine,
   renderOptions,
   sharedScanConfig,
+  unmatchedLines,
   writeBaseline,
 } from './scan-command.js';
 import { combinedBaselineText } from './write-baseline.js';
@@ -78,6 +79,7 @@ export async function runConfigScan(
       err(
         `stateguard scan: stale baseline entry '${entry}' (server ${r.server?.name ?? r.target.display}): ${STALE_REASON}; remove it from ${r.baseline?.file ?? '--baseline'}`,
       );
+    if (r.baseline !== undefined) unmatchedLines(r.baseline, err);
   }
   if (
     args.writeBaseline !== undefined &&

@@ -110,6 +110,7 @@ export const SCAN_OPTIONS = {
   output: { type: 'string' },
   baseline: { type: 'string' },
   'write-baseline': { type: 'string' },
+  'strict-baseline': { type: 'boolean' },
   'allow-undecided': { type: 'boolean' },
   evidence: { type: 'string' },
   all: { type: 'boolean' },
@@ -310,7 +311,12 @@ export function parseScanArgs(
       })
     : undefined;
   // Read and checked before any scan starts: a bad file is a usage error, not a lost report.
-  const baseline = values.baseline !== undefined ? readBaseline(values.baseline) : undefined;
+  if (values['strict-baseline'] === true && values.baseline === undefined)
+    throw new ProbeUsageError('--strict-baseline needs --baseline <file>');
+  const baseline =
+    values.baseline !== undefined
+      ? { ...readBaseline(values.baseline), strict: values['strict-baseline'] === true }
+      : undefined;
   if (values.output !== undefined) checkWritable('output', values.output);
   if (values['write-baseline'] !== undefined)
     checkWritable('write-baseline', values['write-baseline']);

@@ -7,11 +7,11 @@
 import { writeFileSync } from 'node:fs';
 import { baselineText } from './write-baseline.js';
 import { ProbeUsageError } from '../errors.js';
-import { applyBaseline, failsRun, STALE_REASON } from '../probe/baseline.js';
+import { applyBaseline, failsRun, STALE_REASON, UNMATCHED_REASON } from '../probe/baseline.js';
 import { nothingDecided } from '../probe/decided.js';
 import { runScan } from '../probe/scan.js';
 import type { ScanProgress } from '../probe/scan.js';
-import type { RunReport } from '../probe/types.js';
+import type { BaselineSummary, RunReport } from '../probe/types.js';
 import { certXGenErrored } from '../report/cert-x-gen.js';
 import { REPORTERS } from '../report/index.js';
 import { sourceRootOf } from '../report/sarif-location.js';
@@ -104,6 +104,7 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
       `stateguard scan: stale baseline entry '${entry}': ${STALE_REASON}; remove it from ${baseline?.file ?? '--baseline'}`,
     );
   }
+  if (baseline !== undefined) unmatchedLines(baseline, err);
   if (
     args.writeBaseline !== undefined &&
     !writeBaseline(args.writeBaseline, baselineText(report, new Date()), err)
@@ -113,6 +114,17 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
   if (!deliver(rendered, args.output, summaryLine(report), err)) return 2;
   // The engine reads the verdict from metadata.status, and drops the output of a non-zero exit.
   return args.engine ? 0 : exitCodeOf(report, args.allowUndecided);
+}
+
+/**
+ * One stderr line per baseline entry that matched no target: a warning, or under
+ * `--strict-baseline` what fails the run.
+ */
+export function unmatchedLines(baseline: BaselineSummary, err: (line: string) => void): void {
+  for (const entry of baseline.unmatched)
+    err(
+      `stateguard scan: ${baseline.strict === true ? '' : 'warning: '}unmatched baseline entry '${entry}': ${UNMATCHED_REASON}, so it accepts nothing${baseline.strict === true ? ' (--strict-baseline fails the run)' : ''}; fix its target or remove it from ${baseline.file}`,
+    );
 }
 
 /** What every scan takes from the flags, whatever its target (one, or each configured server). */

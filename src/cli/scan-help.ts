@@ -118,11 +118,15 @@ Output:
                                  CERT_X_GEN_TARGET_* and CXG_MCP_* (docs/cert-x-gen.md), exit 0
   --output <file>              write the report to a file (the summary line then goes to stderr)
   --baseline <file>            accepted findings, one a line: <probe-id> (any target) or
-                               <probe-id>@<target> (the report's target exactly, e.g.
-                               stdio:node server.js); # comments. A confirmed result an entry
-                               accepts stays confirmed, marked baselined, and does not fail
-                               the run; an entry whose probe is now refuted is stale and fails
-                               the run (exit 1)
+                               <probe-id>@<target> (the report's target, e.g. stdio:node
+                               server.js, compared with host case, default ports and any
+                               loopback port set aside; or a --config server's name);
+                               # comments. A confirmed result an entry accepts stays
+                               confirmed, marked baselined, and does not fail the run; an
+                               entry whose probe is now refuted is stale and fails the run
+                               (exit 1); one whose target matched nothing is reported
+  --strict-baseline            with --baseline: an entry whose target matched nothing fails
+                               the run (exit 1) instead of a warning
   --write-baseline <file>      write this run's confirmed findings to <file> as accepted
                                entries (<probe-id>@<target>), under a comment naming the date
                                and target, e.g. --write-baseline .stateguard-baseline

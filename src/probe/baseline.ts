@@ -3,8 +3,11 @@
  * scanner can gate CI on a server with known flaws and still fail on a new one.
  *
  * A baseline file holds one entry a line: `<probe-id>` accepts that probe's `confirmed` result on
- * any target; `<probe-id>@<target>` only on the target whose report `target.display` is exactly
- * `<target>` (`stdio:node server.js`, `http://127.0.0.1:3000/mcp`). A line whose first non-blank
+ * any target; `<probe-id>@<target>` only on that target (`stdio:node server.js`,
+ * `http://127.0.0.1:3000/mcp`, or the name of a `--config` server), compared after normalising
+ * ({@link targetKey}): the host's case, a default port, a trailing slash, runs of blanks in a
+ * command, and any port on a loopback address (`localhost`, `127.0.0.1` and `[::1]` are one host,
+ * so a server on a new port still matches). A line whose first non-blank
  * character is `#` is a comment; blank lines are ignored. Comments are whole lines only, because a
  * target may itself hold a `#` (a URL fragment, a quoted argument).
  *
@@ -16,7 +19,7 @@
  */
 import { ProbeUsageError } from '../errors.js';
 import { findProbe, PROBES } from './registry.js';
-import type { ProbeResult, RunReport } from './types.js';
+import type { BaselineSummary, ProbeResult, RunReport } from './types.js';
 
 /** One accepted finding. */
 export interface BaselineEntry {
@@ -34,14 +37,48 @@ export interface Baseline {
   /** The file as given on the command line. */
   readonly file: string;
   readonly entries: readonly BaselineEntry[];
+  /** `--strict-baseline`: an entry that matched no target fails the run. */
+  readonly strict?: boolean;
 }
 
 /** Why a stale entry fails the run, for every place that names one. */
 export const STALE_REASON = 'its probe is now refuted on this target';
 
+/** Why an unmatched entry accepts nothing, for every place that names one. */
+export const UNMATCHED_REASON = 'it names a target this run did not scan';
+
 const PROBE_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*\/[a-z0-9]+(?:-[a-z0-9]+)*$/;
-// What a report's target.display starts with (see displayTarget in scan.ts).
-const TARGET = /^(?:stdio:|https?:\/\/)\S/;
+// What a report's target.display starts with (see displayTarget in scan.ts), or a server's name
+// in a client configuration (`github`, `my.server_2`).
+const TARGET = /^(?:(?:stdio:|https?:\/\/)\S|[A-Za-z0-9][\w.-]*$)/;
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+/**
+ * A target as entries and reports are compared: `http://LOCALHOST:3000/mcp/` and
+ * `http://127.0.0.1:4100/mcp` are both `http://loopback/mcp`; `https://Mcp.Example.com:443/mcp`
+ * is `https://mcp.example.com/mcp`; `stdio:node  server.js` is `stdio:node server.js`. A server's
+ * name is itself.
+ */
+export function targetKey(target: string): string {
+  if (target.startsWith('stdio:')) return `stdio:${target.slice(6).trim().replace(/\s+/g, ' ')}`;
+  if (!/^https?:\/\//i.test(target)) return target;
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return target;
+  }
+  const host = LOOPBACK.has(url.hostname) || /^127\./.test(url.hostname) ? 'loopback' : url.host;
+  const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : '';
+  return `${url.protocol}//${host}${path}${url.search}`;
+}
+
+/** True when entry `e` applies to `report`: no target, or the report's target or server name. */
+function applies(e: BaselineEntry, report: RunReport): boolean {
+  if (e.target === undefined) return true;
+  if (report.server?.name === e.target) return true;
+  return targetKey(e.target) === targetKey(report.target.display);
+}
 
 /** The probe id of an entry as written: `state/tamper@stdio:x` → `state/tamper`. */
 export function entryProbeId(entry: string): string {
@@ -75,7 +112,7 @@ export function parseBaseline(text: string, file: string): Baseline {
     if (!PROBE_ID.test(probeId) || (target !== undefined && !TARGET.test(target))) {
       throw bad(
         `expected <probe-id> or <probe-id>@<target> (a target as the report shows it, ` +
-          `stdio:… or http(s)://…), got ${shown(entry)}`,
+          `stdio:… or http(s)://…, or a --config server's name), got ${shown(entry)}`,
       );
     }
     if (!findProbe(probeId)) {
@@ -107,8 +144,7 @@ function markBaselined(r: ProbeResult): ProbeResult {
  * entries. Entries limited to another target are ignored.
  */
 export function applyBaseline(report: RunReport, baseline: Baseline): RunReport {
-  const display = report.target.display;
-  const here = baseline.entries.filter((e) => e.target === undefined || e.target === display);
+  const here = baseline.entries.filter((e) => applies(e, report));
   const baselined = new Set<string>();
   const stale = new Set<string>();
   const probes = report.probes.map((r) => {
@@ -119,7 +155,16 @@ export function applyBaseline(report: RunReport, baseline: Baseline): RunReport 
     baselined.add(r.id);
     return markBaselined(r);
   });
-  const summary = { file: baseline.file, baselined: [...baselined], stale: [...stale] };
+  const unmatched = baseline.entries
+    .filter((e) => e.target !== undefined && !here.includes(e))
+    .map((e) => e.text);
+  const summary = {
+    file: baseline.file,
+    baselined: [...baselined],
+    stale: [...stale],
+    unmatched,
+    ...(baseline.strict === true ? { strict: true as const } : {}),
+  };
   const entries = Object.entries(report).flatMap(([k, v]): [string, unknown][] =>
     k === 'baseline'
       ? []
@@ -133,11 +178,20 @@ export function applyBaseline(report: RunReport, baseline: Baseline): RunReport 
   return Object.fromEntries(entries) as unknown as RunReport;
 }
 
-/** True when the run fails: a `confirmed` result no entry accepts, or a stale entry. */
+/** True when the baseline itself fails the run: a stale entry, or under `strict` an unmatched one. */
+export function baselineFails(summary: BaselineSummary | undefined): boolean {
+  if (summary === undefined) return false;
+  return summary.stale.length > 0 || (summary.strict === true && summary.unmatched.length > 0);
+}
+
+/**
+ * True when the run fails: a `confirmed` result no entry accepts, a stale entry, or with
+ * `--strict-baseline` an entry that matched no target.
+ */
 export function failsRun(report: RunReport): boolean {
   return (
     report.probes.some((p) => p.verdict === 'confirmed' && p.baselined !== true) ||
-    (report.baseline?.stale.length ?? 0) > 0
+    baselineFails(report.baseline)
   );
 }
 
@@ -153,10 +207,18 @@ export function applyBaselineToServers(
 ): RunReport[] {
   const applied = reports.map((r) => applyBaseline(r, baseline));
   const inUse = new Set(applied.flatMap((r) => r.baseline?.baselined ?? []));
-  return applied.map((r) => {
+  // An entry limited to one server is unmatched only when it matched no server at all; it is
+  // named once, on the first report, so that counting over servers counts it once.
+  const matchedSomewhere = new Set(
+    baseline.entries
+      .filter((e) => e.target !== undefined && reports.some((r) => applies(e, r)))
+      .map((e) => e.text),
+  );
+  return applied.map((r, i) => {
     const summary = r.baseline;
     if (summary === undefined) return r;
     const stale = summary.stale.filter((e) => e.includes('@') || !inUse.has(entryProbeId(e)));
-    return stale.length === summary.stale.length ? r : { ...r, baseline: { ...summary, stale } };
+    const unmatched = i === 0 ? summary.unmatched.filter((e) => !matchedSomewhere.has(e)) : [];
+    return { ...r, baseline: { ...summary, stale, unmatched } };
   });
 }

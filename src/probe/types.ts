@@ -322,4 +322,11 @@ export interface BaselineSummary {
   readonly baselined: string[];
   /** Entries (as written: `<probe-id>` or `<probe-id>@<target>`) whose probe is now refuted. */
   readonly stale: string[];
+  /**
+   * Entries limited to a target that matched no target of the run (a server moved, a name
+   * misspelt): they accept nothing. With `--strict-baseline` they fail the run.
+   */
+  readonly unmatched: string[];
+  /** `--strict-baseline`: an unmatched entry fails the run like a stale one. */
+  readonly strict?: true;
 }

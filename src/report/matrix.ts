@@ -2,6 +2,7 @@
  * The server × probe verdict matrix of a combined report (`--config`), shared by the text and
  * Markdown reporters, and the one-line summary of a combined report.
  */
+import { failsRun } from '../probe/baseline.js';
 import { nothingDecided } from '../probe/decided.js';
 import type { CombinedReport, RunReport, Verdict } from '../probe/types.js';
 import { VERDICTS } from '../probe/types.js';
@@ -29,11 +30,7 @@ export function cell(server: RunReport, id: string): Cell {
 
 /** How `server` ended, as the exit code reads it. */
 export function serverStatus(server: RunReport): ServerStatus {
-  if (
-    server.probes.some((p) => p.verdict === 'confirmed' && p.baselined !== true) ||
-    (server.baseline?.stale.length ?? 0) > 0
-  )
-    return 'confirmed';
+  if (failsRun(server)) return 'confirmed';
   if (server.problem?.startsWith(NOT_SCANNED) === true) return 'not scanned';
   if (server.problem !== undefined && server.probes.length === 0) return 'not started';
   if (server.problem !== undefined || server.probes.some((p) => p.verdict === 'errored'))
@@ -61,6 +58,9 @@ export function combinedSummaryLine(report: CombinedReport): string {
   if (accepted > 0) counts[0] = `${counts[0]} (${accepted} baselined)`;
   const stale = report.servers.reduce((n, s) => n + (s.baseline?.stale.length ?? 0), 0);
   if (stale > 0) counts.push(`${stale} stale baseline ${stale === 1 ? 'entry' : 'entries'}`);
+  const unmatched = report.servers.reduce((n, s) => n + (s.baseline?.unmatched.length ?? 0), 0);
+  if (unmatched > 0)
+    counts.push(`${unmatched} unmatched baseline ${unmatched === 1 ? 'entry' : 'entries'}`);
   const statuses = report.servers.map(serverStatus);
   const of = (s: ServerStatus): number => statuses.filter((x) => x === s).length;
   const aside = (['not started', 'not scanned'] as const)

@@ -46,6 +46,9 @@ export function summaryLine(report: RunReport): string {
     counts[0] = `${counts[0]} (${accepted} baselined)`;
     const stale = baseline.stale.length;
     if (stale > 0) counts.push(`${stale} stale baseline ${stale === 1 ? 'entry' : 'entries'}`);
+    const unmatched = baseline.unmatched.length;
+    if (unmatched > 0)
+      counts.push(`${unmatched} unmatched baseline ${unmatched === 1 ? 'entry' : 'entries'}`);
   }
   if (nothingDecided(report)) counts.push('nothing decided');
   return `${counts.join(' · ')} (target: ${visible(report.target.display)})`;

@@ -11,7 +11,7 @@ import { exitCodeOf } from '../../src/cli/scan-command.js';
 import { ProbeUsageError } from '../../src/errors.js';
 import { fixtureStdioCommand } from '../../src/fixture/stdio.js';
 import type { Mode } from '../../src/fixture/flaws.js';
-import { applyBaseline, parseBaseline } from '../../src/probe/baseline.js';
+import { applyBaseline, parseBaseline, targetKey } from '../../src/probe/baseline.js';
 import { PROBES } from '../../src/probe/registry.js';
 import { displayTarget } from '../../src/probe/scan.js';
 import type { RunReport } from '../../src/probe/types.js';
@@ -95,6 +95,50 @@ describe('the baseline file', () => {
   });
 });
 
+describe('targets as entries and reports are compared', () => {
+  it.each([
+    ['http://127.0.0.1:3000/mcp', 'http://localhost:4100/mcp/'],
+    ['http://127.0.0.1:3000/mcp', 'http://[::1]:80/mcp'],
+    ['https://MCP.example.com:443/mcp', 'https://mcp.example.com/mcp'],
+    ['stdio:node  server.js --flag', 'stdio:node server.js --flag'],
+  ])('%s matches %s', (a, b) => {
+    expect(targetKey(a)).toBe(targetKey(b));
+  });
+
+  it.each([
+    ['http://127.0.0.1:3000/mcp', 'https://127.0.0.1:3000/mcp'],
+    ['http://127.0.0.1:3000/mcp', 'http://127.0.0.1:3000/other'],
+    ['https://mcp.example.com:8443/mcp', 'https://mcp.example.com/mcp'],
+    ['https://mcp.example.com/mcp', 'https://mcp.example.org/mcp'],
+    ['stdio:node server.js', 'stdio:node server.js --flag'],
+  ])('%s does not match %s', (a, b) => {
+    expect(targetKey(a)).not.toBe(targetKey(b));
+  });
+
+  it('applies an entry on a moved loopback port and by a --config server name, and reports what matched nothing', () => {
+    const moved: RunReport = {
+      ...report,
+      target: { kind: 'http', display: 'http://localhost:4100/mcp' },
+    };
+    const named: RunReport = {
+      ...report,
+      server: { name: 'github', file: '.mcp.json', line: 3, format: 'claude-code' },
+    };
+    const b = parseBaseline(
+      'state/tamper@http://127.0.0.1:3000/mcp\nstate/tamper@github\nstate/tamper@http://mcp.example.com/mcp',
+      'b',
+    );
+    expect(applyBaseline(moved, b).baseline).toMatchObject({
+      baselined: ['state/tamper'],
+      unmatched: ['state/tamper@github', 'state/tamper@http://mcp.example.com/mcp'],
+    });
+    expect(applyBaseline(named, b).baseline?.baselined).toEqual(['state/tamper']);
+    const strict = applyBaseline(moved, { ...b, strict: true });
+    expect(exitCodeOf(applyBaseline(moved, b))).toBe(3);
+    expect(exitCodeOf(strict)).toBe(1);
+  });
+});
+
 describe('a baseline applied to a report', () => {
   // The sample holds one probe of each verdict: tamper confirmed, replay-request refuted,
   // cross-principal skipped, replay-principal errored.
@@ -115,6 +159,7 @@ describe('a baseline applied to a report', () => {
       file: 'all.baseline',
       baselined: ['state/tamper'],
       stale: ['state/replay-request'],
+      unmatched: [],
     });
     expect(exitCodeOf(applied)).toBe(1);
   });
@@ -170,7 +215,7 @@ describe('stateguard scan --baseline against the fixture twins', () => {
     expect(json.probes.map((p) => [p.verdict, p.baselined])).toEqual(
       FOUR.map(() => ['confirmed', true]),
     );
-    expect(json.baseline).toEqual({ file, baselined: FOUR, stale: [] });
+    expect(json.baseline).toEqual({ file, baselined: FOUR, stale: [], unmatched: [] });
     expect(run.stderr).toContain('4 confirmed (4 baselined) · 0 refuted · 0 skipped · 0 errored');
   });
 
@@ -232,15 +277,44 @@ describe('stateguard scan --baseline against the fixture twins', () => {
         'json',
         '--quiet',
       ]);
-    const [other, same] = await Promise.all([
-      scan(baselineFile(`state/tamper@${display} --other`, 'state/tamper@http://127.0.0.1:1/mcp')),
+    const elsewhere = 'state/tamper@http://127.0.0.1:1/mcp';
+    const both = baselineFile(`state/tamper@${display}`, elsewhere);
+    const [other, same, lenient, strict] = await Promise.all([
+      scan(baselineFile(`state/tamper@${display} --other`, elsewhere)),
       scan(baselineFile(`state/tamper@${display}`)),
+      scan(both),
+      runCli([
+        'scan',
+        '--stdio',
+        line,
+        '--probe',
+        'state/tamper',
+        '--baseline',
+        both,
+        '--strict-baseline',
+        '--quiet',
+      ]),
     ]);
+    // The finding is accepted either way; only --strict-baseline fails on the entry that matched nothing.
+    expect(lenient.code).toBe(0);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toContain(
+      '1 confirmed (1 baselined) · 0 refuted · 0 skipped · 0 errored · 1 unmatched baseline entry',
+    );
+    expect(strict.stderr).toContain(`unmatched baseline entry '${elsewhere}'`);
+    expect(strict.stderr).toContain('(--strict-baseline fails the run)');
     expect(other.code).toBe(1);
     const otherReport = JSON.parse(other.stdout) as RunReport;
     expect(otherReport.probes[0]).toMatchObject({ verdict: 'confirmed' });
     expect(otherReport.probes[0]).not.toHaveProperty('baselined');
-    expect(otherReport.baseline).toMatchObject({ baselined: [], stale: [] });
+    expect(otherReport.baseline).toMatchObject({
+      baselined: [],
+      stale: [],
+      unmatched: [`state/tamper@${display} --other`, elsewhere],
+    });
+    expect(other.stderr).toContain(
+      `stateguard scan: warning: unmatched baseline entry '${elsewhere}': it names a target this run did not scan, so it accepts nothing;`,
+    );
     expect(same.code).toBe(0);
     expect((JSON.parse(same.stdout) as RunReport).probes[0]).toMatchObject({
       verdict: 'confirmed',

@@ -17,7 +17,7 @@ import { substitute } from '../../src/cli/config/substitute.js';
 import { pool } from '../../src/cli/pool.js';
 import { parseScanArgs } from '../../src/cli/scan-args.js';
 import { ProbeUsageError } from '../../src/errors.js';
-import { applyBaselineToServers, parseBaseline } from '../../src/probe/baseline.js';
+import { applyBaselineToServers, failsRun, parseBaseline } from '../../src/probe/baseline.js';
 import type { CombinedReport, RunReport } from '../../src/probe/types.js';
 import { combined } from '../report/sample-combined.js';
 import { report } from '../report/sample-report.js';
@@ -494,6 +494,22 @@ describe('a baseline over several servers', () => {
     );
     expect(a?.baseline).toMatchObject({ baselined: ['state/tamper'], stale: [] });
     expect(b?.baseline).toMatchObject({ baselined: [], stale: ['state/tamper@stdio:b'] });
+  });
+
+  it('names an entry unmatched only when no server matched it, once, and fails the run only when strict', () => {
+    const text = 'state/tamper@b\nstate/tamper@stdio:gone\nstate/tamper@nobody\n';
+    const servers = [server('a', 'stdio:a', 'refuted'), server('b', 'stdio:b', 'confirmed')];
+    const [a, b] = applyBaselineToServers(servers, parseBaseline(text, 'b.txt'));
+    expect(a?.baseline?.unmatched).toEqual(['state/tamper@stdio:gone', 'state/tamper@nobody']);
+    expect(failsRun(a as RunReport)).toBe(false);
+    expect(b?.baseline).toMatchObject({ baselined: ['state/tamper'], unmatched: [] });
+    expect(failsRun(b as RunReport)).toBe(false);
+    const strict = applyBaselineToServers(servers, {
+      ...parseBaseline(text, 'b.txt'),
+      strict: true,
+    });
+    expect(failsRun(strict[0] as RunReport)).toBe(true);
+    expect(failsRun(strict[1] as RunReport)).toBe(false);
   });
 
   it('stales a bare entry that no server confirms any more', () => {

@@ -42,7 +42,12 @@ describe('the text reporter with a baseline', () => {
     );
     const twoStale: RunReport = {
       ...baselinedReport,
-      baseline: { file: 'b', baselined: [], stale: ['state/tamper', 'state/replay-request'] },
+      baseline: {
+        file: 'b',
+        baselined: [],
+        stale: ['state/tamper', 'state/replay-request'],
+        unmatched: [],
+      },
     };
     expect(summaryLine(twoStale)).toContain(' · 2 stale baseline entries (target:');
   });

@@ -95,6 +95,7 @@ export const baselinedReport: RunReport = {
     file: 'stateguard.baseline',
     baselined: ['state/tamper'],
     stale: ['state/replay-request@stdio:./server.js'],
+    unmatched: [],
   },
   probes: report.probes.map((p) => (p.id === 'state/tamper' ? { ...p, baselined: true } : p)),
 };
