@@ -76,7 +76,10 @@ export interface ProbeContext {
 export interface Probe {
   /** `<area>/<slug>`, stable forever; the file name is the slug. */
   readonly id: string;
+  /** The property that holds when the probe is `refuted`: "A changed requestState is refused". */
   readonly title: string;
+  /** The flaw a `confirmed` result found, as its title: "A changed requestState is honoured". */
+  readonly flaw: string;
   readonly severity: 'low' | 'medium' | 'high' | 'critical';
   /** Markdown: what the probe proves and what a weaker check would miss. */
   readonly rationale: string;

@@ -260,6 +260,7 @@ export function centralResult(
   return {
     id: probe.id,
     title: probe.title,
+    flaw: probe.flaw,
     severity: probe.severity,
     verdict,
     reason: redactor.string(reason),

@@ -217,7 +217,10 @@ export interface Observation {
 /** The one record every probe produces, whatever its verdict. */
 export interface ProbeResult {
   readonly id: string;
+  /** The property the probe asks about (what holds when it is refuted). */
   readonly title: string;
+  /** The flaw a confirmed result found: every report titles a confirmed result by it. */
+  readonly flaw: string;
   readonly severity: 'low' | 'medium' | 'high' | 'critical';
   readonly verdict: Verdict;
   /**

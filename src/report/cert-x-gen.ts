@@ -9,6 +9,7 @@
  * probe, none for anything else. Evidence was redacted and bounded at construction; `response` is
  * cut again here to a fixed length, as the engine shows it whole.
  */
+import { headline } from './headline.js';
 import { findProbe } from '../probe/registry.js';
 import { HANDLE_HIJACKING, MRTR_BINDING } from '../probe/references.js';
 import type { ProbeResult, RunReport } from '../probe/types.js';
@@ -164,7 +165,7 @@ function finding(r: ProbeResult, report: RunReport, timestamp: string): Record<s
     template_id: CERT_X_GEN_TEMPLATE.id,
     severity: r.severity,
     confidence: CERT_X_GEN_TEMPLATE.confidence,
-    title: `${r.id}: violated: ${r.title}`,
+    title: `${r.id}: ${headline(r)}`,
     description: `${r.reason}${rationale === undefined ? '' : `\n\n${rationale}`}`,
     evidence: {
       request: cut(exchanges.join('\n'), REQUEST_MAX),

@@ -10,6 +10,7 @@
  * visible as in the text report, then `& < > " '` as entities) and only ever into element content,
  * never into a URL, a style, or an attribute. Ids and classes are built from indices and verdicts.
  */
+import { headline } from './headline.js';
 import { STALE_REASON } from '../probe/baseline.js';
 import type { CombinedReport, Evidence, ProbeResult, RunReport, Verdict } from '../probe/types.js';
 import { VERDICTS } from '../probe/types.js';
@@ -276,7 +277,7 @@ function sequence(
 function probeSection(r: ProbeResult, id: string, h: number, mode: EvidenceMode): string {
   const parts = [
     `<section class="probe v-${r.verdict}" id="${id}" aria-labelledby="${id}-h">`,
-    `<h${h} id="${id}-h">${badge(r.verdict)} <code>${escapeHtml(r.id)}</code> <span class="title">${escapeHtml(r.title)}</span></h${h}>`,
+    `<h${h} id="${id}-h">${badge(r.verdict)} <code>${escapeHtml(r.id)}</code> <span class="title">${escapeHtml(headline(r))}</span></h${h}>`,
     `<p class="reason">${escapeHtml(r.reason)}</p>`,
     `<p class="muted">severity ${escapeHtml(r.severity)} · ${r.ms} ms${r.baselined === true ? ' · baselined: accepted by the baseline, does not fail the run' : ''}</p>`,
   ];

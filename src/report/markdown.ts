@@ -5,6 +5,7 @@
  * Markdown and HTML metacharacters escaped, and kept out of links, so nothing it says can format,
  * link, hide or inject anything in the rendered comment.
  */
+
 import { STALE_REASON } from '../probe/baseline.js';
 import type { CombinedReport, ProbeResult, RunReport } from '../probe/types.js';
 import { detailLines } from './evidence-lines.js';
@@ -46,7 +47,7 @@ export function inertMarkdown(s: string): string {
 
 function finding(r: ProbeResult, o: RenderOptions): string[] {
   const lines = [
-    `### ${ICON.confirmed} \`${r.id}\`${r.baselined === true ? ' (baselined)' : ''}`,
+    `### ${ICON.confirmed} ${inertMarkdown(r.flaw)} (\`${r.id}\`)${r.baselined === true ? ' (baselined)' : ''}`,
     '',
     inertMarkdown(r.reason),
   ];

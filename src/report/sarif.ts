@@ -21,6 +21,7 @@
  * `primaryLocationLineHash` GitHub matches alerts by, both from the probe and the target (or the
  * configuration entry), never from the text of a line.
  */
+import { headline } from './headline.js';
 import { undecidedCount } from '../probe/decided.js';
 import { createHash } from 'node:crypto';
 import type {
@@ -156,7 +157,7 @@ function resultFor(
     // SARIF: a result whose kind is not `fail` has level `none`.
     level: kind === 'fail' ? LEVEL[r.severity] : 'none',
     message: {
-      text: `${r.title}${server === undefined ? '' : ` (server ${server.name})`}: ${r.reason}`,
+      text: `${headline(r)}${server === undefined ? '' : ` (server ${server.name})`}: ${r.reason}`,
     },
     locations: [
       {

@@ -2,6 +2,7 @@
  * Text for a terminal: one line per probe (verdict, id, reason), its controls and observations
  * beneath, an evidence summary, and the summary line. `errored` is never green.
  */
+
 import { nothingDecided } from '../probe/decided.js';
 import { STALE_REASON } from '../probe/baseline.js';
 import type {
@@ -77,7 +78,7 @@ function probeBlock(r: ProbeResult, o: RenderOptions): string[] {
     held ? paint(o.color, '32', '✓') : paint(o.color, '1;33', '✗');
   const accepted = r.baselined === true ? ` ${paint(o.color, '2', '(baselined)')}` : '';
   return [
-    `${paint(o.color, style.code, style.label)} ${r.id}${accepted}  ${r.reason}`,
+    `${paint(o.color, style.code, style.label)} ${r.id}${accepted}  ${r.verdict === 'confirmed' ? `${paint(o.color, '1', r.flaw)}: ` : ''}${r.reason}`,
     ...detailLines(r, o.evidence, mark),
   ];
 }

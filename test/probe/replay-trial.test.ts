@@ -355,6 +355,7 @@ describe('trial bookkeeping', () => {
       defineProbe({
         id: 'test/trials',
         title: 'Trials',
+        flaw: 'The flaw',
         severity: 'low',
         rationale: 'Exercises trial reporting.',
         references: [],

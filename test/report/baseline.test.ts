@@ -25,7 +25,7 @@ describe('the text reporter with a baseline', () => {
 
   it('shows (baselined) next to an accepted result, which stays CONFIRMED', () => {
     expect(plain).toContain(
-      '✗ CONFIRMED state/tamper (baselined)  altered requestState was accepted',
+      '✗ CONFIRMED state/tamper (baselined)  Tampered requestState is accepted: altered requestState was accepted',
     );
     expect(plain.match(/\(baselined\)/g)).toHaveLength(1);
     expect(REPORTERS.text.render(report, { color: false, evidence: 'summary' })).not.toContain(

@@ -24,6 +24,7 @@ const render = (r: RunReport): ReturnType<typeof parseCertXGen> =>
 const probe = (id: string, verdict: ProbeResult['verdict'], reason = 'r'): ProbeResult => ({
   id,
   title: 't',
+  flaw: 'The flaw',
   severity: 'medium',
   verdict,
   reason,

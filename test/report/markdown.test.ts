@@ -44,7 +44,9 @@ describe('the Markdown report', () => {
     for (const p of report.probes) expect(out).toContain(`| \`${p.id}\` |`);
     const confirmed = report.probes.filter((p) => p.verdict === 'confirmed');
     expect(confirmed.length).toBeGreaterThan(0);
-    for (const p of confirmed) expect(out).toContain(`### ❌ \`${p.id}\``);
+    // A finding is titled by the flaw found, never by the property that failed to hold.
+    for (const p of confirmed) expect(out).toContain(`### ❌ ${p.flaw} (\`${p.id}\`)`);
+    for (const p of confirmed) expect(out).not.toContain(p.title);
     const none = markdown.render(report, { color: false, evidence: 'none' });
     expect(none.length).toBeLessThan(out.length);
   });

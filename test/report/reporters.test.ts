@@ -15,7 +15,11 @@ describe('the text reporter', () => {
   });
 
   it('gives each probe one line with verdict, id and reason, controls and observations beneath', () => {
-    expect(plain).toContain('✗ CONFIRMED state/tamper  altered requestState was accepted');
+    // A confirmed result is titled by the flaw it found; the property it asked about is not shown.
+    expect(plain).toContain(
+      '✗ CONFIRMED state/tamper  Tampered requestState is accepted: altered requestState was accepted',
+    );
+    expect(plain).not.toContain('Tampered requestState is rejected');
     expect(plain).toContain(
       '! ERRORED   state/replay-principal  control bOwnFlowAccepted did not hold',
     );

@@ -20,6 +20,7 @@ export const report: RunReport = {
     {
       id: 'state/tamper',
       title: 'Tampered requestState is rejected',
+      flaw: 'Tampered requestState is accepted',
       severity: 'high',
       verdict: 'confirmed',
       reason: 'altered requestState was accepted',
@@ -51,6 +52,7 @@ export const report: RunReport = {
     {
       id: 'state/replay-request',
       title: 't',
+      flaw: 'f',
       severity: 'high',
       verdict: 'refuted',
       reason: 'held',
@@ -62,6 +64,7 @@ export const report: RunReport = {
     {
       id: 'handle/cross-principal',
       title: 't',
+      flaw: 'f',
       severity: 'high',
       verdict: 'skipped',
       reason: 'no handle',
@@ -73,6 +76,7 @@ export const report: RunReport = {
     {
       id: 'state/replay-principal',
       title: 't',
+      flaw: 'f',
       severity: 'high',
       verdict: 'errored',
       reason: 'control bOwnFlowAccepted did not hold',
@@ -112,6 +116,7 @@ export const severitiesReport: RunReport = {
     {
       id: 'transport/origin',
       title: 'A request with a foreign Origin is refused with 403',
+      flaw: 'A request with a foreign Origin is served (DNS rebinding)',
       severity: 'medium',
       verdict: 'confirmed',
       reason: 'a request with Origin https://evil.example was served',
@@ -125,6 +130,7 @@ export const severitiesReport: RunReport = {
     {
       id: 'state/error-oracle',
       title: 'Every refused requestState gets the same answer',
+      flaw: 'Refused requestStates get telling answers (an error oracle)',
       severity: 'low',
       verdict: 'confirmed',
       reason: 'a truncated and a tampered state drew different errors',

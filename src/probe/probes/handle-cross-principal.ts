@@ -45,6 +45,7 @@ const MAX_CALLS = 32;
 export default defineProbe({
   id: 'handle/cross-principal',
   title: 'A handle minted for one principal is refused to another',
+  flaw: 'A handle minted for one principal is honoured for another',
   severity: 'high',
   rationale: RATIONALE.trim(),
   references: [HANDLE_HIJACKING, STATEFUL_TOOLS],

@@ -30,6 +30,7 @@ type Hop = { readonly what: string; readonly held?: boolean; readonly error?: st
 export default defineProbe({
   id: 'state/cross-instance',
   title: 'A flow and a handle survive a hop to another instance',
+  flaw: 'A flow or a handle breaks on a hop to another instance',
   severity: 'medium',
   rationale: RATIONALE.trim(),
   references: [MRTR_INTEGRITY, STATEFUL_TOOLS],

@@ -73,6 +73,7 @@ function wireOf(e: Exchange, reading: string): string {
 export default defineProbe({
   id: 'state/error-oracle',
   title: 'Every refused requestState gets the same answer',
+  flaw: 'Refused requestStates get telling answers (an error oracle)',
   severity: 'low',
   rationale: RATIONALE.trim(),
   references: [MRTR_INTEGRITY],

@@ -45,6 +45,7 @@ const sleep = (ms: number): Promise<void> =>
 export default defineProbe({
   id: 'state/expiry',
   title: 'A requestState is refused after its lifetime',
+  flaw: 'A requestState is honoured after its lifetime',
   severity: 'medium',
   rationale: RATIONALE.trim(),
   references: [MRTR_EXPIRY],

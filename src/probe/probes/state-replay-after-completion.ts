@@ -40,6 +40,7 @@ function acts(flow: FlowRecipe): boolean {
 export default defineProbe({
   id: 'state/replay-after-completion',
   title: 'A completed flow cannot be completed again by replaying its final round',
+  flaw: 'A completed flow completes again when its final round is replayed',
   severity: 'medium',
   rationale: RATIONALE.trim(),
   references: [MRTR_SINGLE_USE],

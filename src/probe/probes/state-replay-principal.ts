@@ -35,6 +35,7 @@ Budget: 32 calls, one flow.`;
 export default defineProbe({
   id: 'state/replay-principal',
   title: "Another principal cannot replay a principal's requestState",
+  flaw: "Another principal can replay a principal's requestState",
   severity: 'high',
   rationale: RATIONALE.trim(),
   references: [MRTR_BINDING],

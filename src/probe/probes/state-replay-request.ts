@@ -46,6 +46,7 @@ Budget: 32 calls, one pair of calls.`;
 export default defineProbe({
   id: 'state/replay-request',
   title: 'A requestState is refused on a different request',
+  flaw: 'A requestState is honoured on a different request',
   severity: 'medium',
   rationale: RATIONALE.trim(),
   references: [MRTR_BINDING],

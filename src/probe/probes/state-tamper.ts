@@ -63,6 +63,7 @@ const WHOLE_CHECK_RUN = 8;
 export default defineProbe({
   id: 'state/tamper',
   title: 'A changed requestState is refused',
+  flaw: 'A changed requestState is honoured',
   severity: 'high',
   rationale: RATIONALE.trim(),
   references: [MRTR_INTEGRITY],

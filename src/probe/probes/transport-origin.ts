@@ -52,6 +52,7 @@ const ordinary = (e: Exchange): boolean => {
 export default defineProbe({
   id: 'transport/origin',
   title: 'A request with a foreign Origin is refused with 403',
+  flaw: 'A request with a foreign Origin is served (DNS rebinding)',
   severity: 'medium',
   rationale: RATIONALE.trim(),
   references: [TRANSPORT_ORIGIN],

@@ -28,6 +28,7 @@ export async function runSurvey(
   const probe = defineProbe({
     id: SURVEY.id,
     title: 'Discovery',
+    flaw: 'Discovery (never confirmed)',
     severity: 'low',
     rationale: 'Finds handles and flows by value.',
     references: [],

@@ -49,6 +49,7 @@ export function inline(run: (ctx: ProbeContext) => Promise<ProbeDecision>, maxCa
   return defineProbe({
     id: 'test/inline',
     title: 'An inline probe',
+    flaw: 'The flaw',
     severity: 'low',
     rationale: 'Exercises the runner.',
     references: [],

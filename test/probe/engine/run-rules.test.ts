@@ -488,6 +488,7 @@ describe('the runner, rule by rule', () => {
     expect(result).toEqual({
       id: 'test/inline',
       title: 'An inline probe',
+      flaw: 'The flaw',
       severity: 'low',
       verdict: 'skipped',
       reason: 'needs a 2026-07-28 server; <identity-A>',

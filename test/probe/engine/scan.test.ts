@@ -11,6 +11,7 @@ import { IDS, stdioTarget } from './helpers.js';
 const twoCalls: Probe = defineProbe({
   id: 'test/two-calls',
   title: 'Calls echo as both identities',
+  flaw: 'The flaw',
   severity: 'medium',
   rationale: 'Exercises a whole scan.',
   references: [],
