@@ -10,7 +10,7 @@
  * visible as in the text report, then `& < > " '` as entities) and only ever into element content,
  * never into a URL, a style, or an attribute. Ids and classes are built from indices and verdicts.
  */
-import { headline } from './headline.js';
+import { headline, onTargetProblem, shownReason, TARGET_PROBLEM_REASON } from './headline.js';
 import { STALE_REASON } from '../probe/baseline.js';
 import type { CombinedReport, Evidence, ProbeResult, RunReport, Verdict } from '../probe/types.js';
 import { VERDICTS } from '../probe/types.js';
@@ -210,7 +210,7 @@ function verdictTable(report: RunReport, id: string): string {
     const accepted = r.baselined === true ? ' <span class="muted">(baselined)</span>' : '';
     return (
       `<tr class="v-${r.verdict}"><th scope="row"><a href="#${id}-p${i}"><code>${escapeHtml(r.id)}</code></a></th>` +
-      `<td>${badge(r.verdict)}${accepted}</td><td>${escapeHtml(r.severity)}</td><td>${escapeHtml(r.reason)}</td></tr>`
+      `<td>${badge(r.verdict)}${accepted}</td><td>${escapeHtml(r.severity)}</td><td>${escapeHtml(shownReason(report, r))}</td></tr>`
     );
   });
   for (const entry of report.baseline?.stale ?? [])
@@ -274,7 +274,19 @@ function sequence(
   );
 }
 
-function probeSection(r: ProbeResult, id: string, h: number, mode: EvidenceMode): string {
+function probeSection(
+  report: RunReport,
+  r: ProbeResult,
+  id: string,
+  h: number,
+  mode: EvidenceMode,
+): string {
+  if (onTargetProblem(report, r))
+    return (
+      `<section class="probe v-${r.verdict}" id="${id}" aria-labelledby="${id}-h">` +
+      `<h${h} id="${id}-h">${badge(r.verdict)} <code>${escapeHtml(r.id)}</code> <span class="title">${escapeHtml(headline(r))}</span></h${h}>` +
+      `<p class="reason">${escapeHtml(TARGET_PROBLEM_REASON)}</p></section>`
+    );
   const parts = [
     `<section class="probe v-${r.verdict}" id="${id}" aria-labelledby="${id}-h">`,
     `<h${h} id="${id}-h">${badge(r.verdict)} <code>${escapeHtml(r.id)}</code> <span class="title">${escapeHtml(headline(r))}</span></h${h}>`,
@@ -312,8 +324,13 @@ function probeSection(r: ProbeResult, id: string, h: number, mode: EvidenceMode)
 /** Everything of one run below its heading: problem, verdicts, target, probes. */
 function runBody(report: RunReport, id: string, h: number, mode: EvidenceMode): string {
   const parts = [`<p class="summary">${escapeHtml(summaryLine(report))}</p>`];
-  if (report.problem !== undefined)
+  if (report.problem !== undefined) {
     parts.push(`<p class="problem">${PROBLEM} ${escapeHtml(report.problem)}</p>`);
+    // Said once, with the exchanges that show it; each probe it ended points here.
+    const first = report.probes.find((r) => onTargetProblem(report, r));
+    if (first !== undefined && mode !== 'none' && first.evidence.length > 0)
+      parts.push(sequence(first.evidence, decisiveIndex(first), mode));
+  }
   parts.push(verdictTable(report, id), targetSection(report, id, h));
   if (mode !== 'none' && report.surface !== undefined && report.surface.evidence.length > 0) {
     parts.push(
@@ -322,7 +339,9 @@ function runBody(report: RunReport, id: string, h: number, mode: EvidenceMode): 
   }
   if (report.probes.length > 0) {
     parts.push(`<h${h} id="${id}-probes">Probes</h${h}>`);
-    report.probes.forEach((r, i) => parts.push(probeSection(r, `${id}-p${i}`, h + 1, mode)));
+    report.probes.forEach((r, i) =>
+      parts.push(probeSection(report, r, `${id}-p${i}`, h + 1, mode)),
+    );
   }
   return parts.join('\n');
 }

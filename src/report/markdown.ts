@@ -6,6 +6,7 @@
  * link, hide or inject anything in the rendered comment.
  */
 
+import { shownReason } from './headline.js';
 import { STALE_REASON } from '../probe/baseline.js';
 import type { CombinedReport, ProbeResult, RunReport } from '../probe/types.js';
 import { detailLines } from './evidence-lines.js';
@@ -132,7 +133,7 @@ export const markdown = {
     for (const r of report.probes) {
       const accepted = r.baselined === true ? ' (baselined)' : '';
       out.push(
-        `| \`${r.id}\` | ${ICON[r.verdict]} ${r.verdict}${accepted} | ${inertMarkdown(r.reason)} |`,
+        `| \`${r.id}\` | ${ICON[r.verdict]} ${r.verdict}${accepted} | ${inertMarkdown(shownReason(report, r))} |`,
       );
     }
     for (const entry of report.baseline?.stale ?? [])

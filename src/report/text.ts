@@ -4,6 +4,7 @@
  */
 
 import { nothingDecided } from '../probe/decided.js';
+import { onTargetProblem, TARGET_PROBLEM_REASON } from './headline.js';
 import { STALE_REASON } from '../probe/baseline.js';
 import type {
   BaselineSummary,
@@ -155,9 +156,22 @@ export const text = {
     // Everything the target sent is shown escaped, never obeyed (visible.ts); colour codes are ours.
     const report = visibleDeep(raw);
     const lines = [header(report), ''];
-    if (report.problem !== undefined)
-      lines.push(`${paint(options.color, '1;33', '! target problem')} ${report.problem}`, '');
-    for (const r of report.probes) lines.push(...probeBlock(r, options));
+    // The target problem is said once, with its exchanges; each probe it ended only points at it.
+    const onProblem = report.probes.filter((r) => onTargetProblem(report, r));
+    if (report.problem !== undefined) {
+      lines.push(`${paint(options.color, '1;33', '! target problem')} ${report.problem}`);
+      const first = onProblem[0];
+      if (first !== undefined) lines.push(...detailLines(first, options.evidence, () => ''));
+      lines.push('');
+    }
+    for (const r of report.probes)
+      lines.push(
+        ...(onProblem.includes(r)
+          ? [
+              `${paint(options.color, STYLE[r.verdict].code, STYLE[r.verdict].label)} ${r.id}  ${TARGET_PROBLEM_REASON}`,
+            ]
+          : probeBlock(r, options)),
+      );
     if (report.probes.length > 0) lines.push('');
     if (report.baseline !== undefined && report.baseline.stale.length > 0)
       lines.push(...staleLines(report.baseline, options), '');

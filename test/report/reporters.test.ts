@@ -3,6 +3,7 @@ import { REPORTERS, isReportFormat } from '../../src/report/index.js';
 import { shortBlob } from '../../src/report/evidence-lines.js';
 import { summaryLine } from '../../src/report/text.js';
 import { blob, report } from './sample-report.js';
+import type { RunReport } from '../../src/probe/types.js';
 
 describe('the text reporter', () => {
   const plain = REPORTERS.text.render(report, { color: false, evidence: 'summary' });
@@ -68,5 +69,33 @@ describe('the reporter registry', () => {
       expect(REPORTERS[id as keyof typeof REPORTERS].id).toBe(id);
     }
     expect(isReportFormat('toString')).toBe(false);
+  });
+});
+
+describe('a target problem', () => {
+  const problem = 'the target did not answer: server/discover (transport: connection refused)';
+  const evidence = report.probes[3]?.evidence ?? [];
+  const unreachable: RunReport = {
+    ...report,
+    problem,
+    undecided: report.probes.length,
+    probes: report.probes.map((p) => ({ ...p, verdict: 'errored', reason: problem, evidence })),
+  };
+  const count = (text: string, what: string): number => text.split(what).length - 1;
+
+  it('is said once in the text, Markdown and HTML reports, each probe pointing at it', () => {
+    expect(unreachable.probes.length).toBeGreaterThan(2);
+    const plain = REPORTERS.text.render(unreachable, { color: false, evidence: 'summary' });
+    const md = REPORTERS.markdown.render(unreachable, { color: false, evidence: 'summary' });
+    const page = REPORTERS.html.render(unreachable, { color: false, evidence: 'summary' });
+    for (const out of [plain, md, page]) {
+      expect(count(out, 'connection refused')).toBe(1);
+      expect(count(out, 'not decided: the target problem above')).toBeGreaterThanOrEqual(
+        unreachable.probes.length,
+      );
+    }
+    // Its exchanges are shown once, under the problem.
+    expect(plain.indexOf('evidence (')).toBeLessThan(plain.indexOf('ERRORED'));
+    expect(count(plain, 'evidence (')).toBe(1);
   });
 });
