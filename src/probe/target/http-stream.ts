@@ -8,6 +8,12 @@
  * window starts only after `during` has run, so an event the probe provokes while the stream is
  * open has the whole window to arrive. Only a 2xx `text/event-stream` answer is a stream; any other
  * answer is `refused` (its status kept), and no answer at all is `failure`.
+ *
+ * Some servers write nothing, not even the status line, until the stream's first event (the SDK's
+ * transport without an event store does so). Waiting for headers before provoking the event would
+ * then wait forever; so when no headers came within {@link SETTLE_MS}, `during` runs anyway and the
+ * headers are awaited after it for twice the window. Still nothing is `failure` (no decision): a
+ * quiet stream and a hung server look alike then.
  */
 import { createParser } from 'eventsource-parser';
 import type { Redactor } from '../evidence/evidence.js';
@@ -19,6 +25,8 @@ import { abortOutcome, failure, parseJson } from './jsonrpc.js';
 
 // Most bytes of a refusal's body kept for evidence.
 const REFUSAL_BODY_BYTES = 4096;
+/** How long a GET waits for headers before it provokes its event anyway (ms). */
+export const SETTLE_MS = 1000;
 
 type Bodiless = Omit<ChannelRequest, 'message'>;
 
@@ -56,15 +64,31 @@ export function createStreamClient(
     const headers = bodilessHeaders(req, 'text/event-stream');
     const events: unknown[] = [];
     const stop = new AbortController();
-    const headersWait = setTimeout(() => stop.abort(), req.timeoutMs);
+    let headersWait = setTimeout(() => stop.abort(), req.timeoutMs);
     const signal = AbortSignal.any([req.signal, stop.signal]);
+    let early: Promise<unknown> | undefined;
     let status: number | undefined;
     let responseHeaders: Record<string, string> | undefined;
     let body: string | undefined;
     let end: StreamReading['end'];
     let detail: string;
     try {
-      const answer = await connections.bodiless('GET', url, headers, signal);
+      const pending = connections.bodiless('GET', url, headers, signal);
+      pending.catch(() => undefined);
+      let settle: NodeJS.Timeout | undefined;
+      const settled = await Promise.race([
+        pending.then(() => false),
+        new Promise<boolean>((resolve) => (settle = setTimeout(() => resolve(true), SETTLE_MS))),
+      ]).finally(() => clearTimeout(settle));
+      if (settled && req.during !== undefined) {
+        // No headers yet: the server may be holding them until the first event, so provoke it.
+        early = req.during().catch(() => undefined);
+        await early;
+        clearTimeout(headersWait);
+        // The event is due by now: a server that writes on its first event has the window to answer.
+        headersWait = setTimeout(() => stop.abort(), 2 * req.windowMs);
+      }
+      const answer = await pending;
       clearTimeout(headersWait);
       status = answer.status;
       responseHeaders = answer.headers;
@@ -75,7 +99,8 @@ export function createStreamClient(
         end = 'refused';
         detail = `HTTP ${status}${sse ? ` (${sse.split(';')[0]})` : ''}: not an event stream`;
       } else {
-        ({ end, detail } = await readStream(answer.body, req, events, () => answer.cancel()));
+        const rest = early === undefined ? req : { ...req, during: undefined };
+        ({ end, detail } = await readStream(answer.body, rest, events, () => answer.cancel()));
       }
     } catch (err) {
       clearTimeout(headersWait);
@@ -86,7 +111,9 @@ export function createStreamClient(
           : req.signal.aborted
             ? failureText(req.signal)
             : stop.signal.aborted
-              ? `no answer within ${req.timeoutMs} ms`
+              ? early === undefined
+                ? `no answer within ${req.timeoutMs} ms`
+                : `no answer (not even headers) within ${2 * req.windowMs} ms of the provoking call`
               : connectDetail(err);
     }
     const evidence = httpEvidence(redactor, {
@@ -134,6 +161,7 @@ export function createStreamClient(
     })().catch(() => 'ended' as const);
     let timer: NodeJS.Timeout | undefined;
     try {
+      // Bytes may already be waiting (a server that held its headers until the first event).
       // What the probe provokes happens while the stream is open; its own requests are bounded.
       const during = req.during?.().catch(() => undefined);
       const first = await Promise.race([reading, during?.then(() => undefined)]);
