@@ -93,6 +93,22 @@ export interface OpenedSession {
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * `evidence` with session id `sid` replaced by `name`: the exchange that handed the id out was
+ * recorded before the id had a name. Evidence is plain, bounded JSON, so a textual swap is exact.
+ */
+function renamed(evidence: Evidence, sid: string, name: string): Evidence {
+  const quoted = JSON.stringify(sid).slice(1, -1);
+  const text = JSON.stringify(evidence);
+  return quoted.length < 8 && !text.includes(`"${quoted}"`)
+    ? evidence
+    : (JSON.parse(
+        quoted.length < 8
+          ? text.split(`"${quoted}"`).join(JSON.stringify(name))
+          : text.split(quoted).join(name),
+      ) as Evidence);
+}
+
 function describe(outcome: Outcome): string {
   if (outcome.kind === 'failure') return `${outcome.failure}: ${outcome.detail}`;
   if (outcome.kind === 'error') return `JSON-RPC error ${outcome.code}`;
@@ -329,11 +345,14 @@ export async function openSession(target: Target, options: SessionOptions): Prom
         },
         signal: AbortSignal.any(signals),
       });
-      if (method === 'initialize')
-        lastSessionId =
-          reply.evidence.kind === 'http'
-            ? reply.evidence.response?.headers['mcp-session-id']
-            : undefined;
+      if (method === 'initialize') {
+        // Read off the raw answer: the evidence already names the id it knows, not this new one.
+        lastSessionId = reply.responseHeaders?.['mcp-session-id'];
+        if (lastSessionId) {
+          const name = nameSession(opts.identity, lastSessionId);
+          return { outcome: reply.outcome, evidence: renamed(reply.evidence, lastSessionId, name) };
+        }
+      }
       return { outcome: reply.outcome, evidence: reply.evidence };
     } finally {
       clearTimeout(handle);
@@ -418,12 +437,20 @@ export async function openSession(target: Target, options: SessionOptions): Prom
     return sessionHeaders[opts.identity] ?? {};
   }
 
-  /** Remembers `sid` as `identity`'s current session, under the name evidence shows for it. */
+  /** The name evidence shows for session `sid` of `identity` (`<session-A>`, `<session-A#2>`). */
+  function nameSession(identity: IdentityName, sid: string): string {
+    const known = sessionNames.get(sid);
+    if (known !== undefined) return known;
+    const n = [...sessionNames.values()].filter((v) => v.startsWith(`<session-${identity}`)).length;
+    const name = n === 0 ? `<session-${identity}>` : `<session-${identity}#${n + 1}>`;
+    sessionNames.set(sid, name);
+    return name;
+  }
+
+  /** Remembers `sid` as `identity`'s current session. */
   function keepSession(identity: IdentityName, sid: string): void {
     sessionHeaders[identity] = { 'mcp-session-id': sid };
-    if (sessionNames.has(sid)) return;
-    const n = [...sessionNames.values()].filter((v) => v.startsWith(`<session-${identity}`)).length;
-    sessionNames.set(sid, n === 0 ? `<session-${identity}>` : `<session-${identity}#${n + 1}>`);
+    nameSession(identity, sid);
   }
 
   /**
