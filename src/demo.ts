@@ -20,7 +20,7 @@ import { FIXTURE_SERVER_INFO } from './fixture/server.js';
 import { createWorkspaceDirectory } from './fixture/workspaces.js';
 import { runScan } from './probe/scan.js';
 import type { RunReport, Target, TransportKind } from './probe/types.js';
-import { FOREIGN_TWINS } from './fixture/foreign/index.js';
+import { FOREIGN_TWINS, LEGACY_TWINS } from './fixture/foreign/index.js';
 import { startForeign } from './fixture/foreign/targets.js';
 import type { ForeignTwin } from './fixture/foreign/twin.js';
 import { FIRST_ATTEMPT_TWINS } from './fixture/first-attempts/index.js';
@@ -229,7 +229,7 @@ async function main(): Promise<number> {
   const tasks = MODES.flatMap((mode) =>
     (['http', 'stdio'] as const).map((transport) => () => scanMode(mode, transport)),
   );
-  const foreign = FOREIGN_TWINS.flatMap((twin) =>
+  const foreign = [...FOREIGN_TWINS, ...LEGACY_TWINS].flatMap((twin) =>
     twin.variants.flatMap((variant) =>
       twin.transports.map((transport) => () => scanForeign(twin, variant, transport)),
     ),

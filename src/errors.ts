@@ -54,6 +54,21 @@ export const HANDLE_REJECTIONS = [
 ] as const;
 export type HandleRejection = (typeof HANDLE_REJECTIONS)[number];
 
+/**
+ * Why a legacy session id opened no session (`createSessionBinding`). For server logs only: the
+ * server answers every one as it answers an unknown id.
+ */
+export const SESSION_REJECTIONS = [
+  'missing',
+  'malformed',
+  'unknown',
+  'expired',
+  'principal',
+  'no-principal',
+  'clock-unavailable',
+] as const;
+export type SessionRejection = (typeof SESSION_REJECTIONS)[number];
+
 /** Base class of every stateguard error. */
 export class StateguardError extends Error {
   readonly code: ErrorCode;

@@ -1,5 +1,6 @@
 /**
- * stateguard: seal `requestState` and bind handles for MCP 2026-07-28 servers.
+ * stateguard: seal `requestState` and bind handles for MCP 2026-07-28 servers, and bind the
+ * sessions of servers that still speak 2025-11-25.
  *
  * The library surface. It imports nothing of the scanner.
  */
@@ -42,6 +43,11 @@ export {
   type HandleToolErrorResult,
   type HandleToolErrorOptions,
 } from './bind/tool-error.js';
+export {
+  createSessionBinding,
+  type SessionBinding,
+  type SessionBindingOptions,
+} from './bind/session.js';
 export type { SingleUseLedger } from './ledger/types.js';
 export {
   createMemoryLedger,
@@ -52,6 +58,7 @@ export {
   ERROR_CODES,
   STATE_REJECTIONS,
   HANDLE_REJECTIONS,
+  SESSION_REJECTIONS,
   StateguardError,
   StateRejectedError,
   HandleRejectedError,
@@ -59,4 +66,5 @@ export {
   type ErrorCode,
   type StateRejection,
   type HandleRejection,
+  type SessionRejection,
 } from './errors.js';

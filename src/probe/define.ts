@@ -9,6 +9,7 @@ import type {
   ControlResult,
   Exchange,
   IdentityName,
+  LegacySessions,
   ProtocolInfo,
   RequestOptions,
   Target,
@@ -62,6 +63,12 @@ export interface ProbeContext {
     params: Record<string, unknown>,
     options: RequestOptions,
   ): Promise<Exchange>;
+  /**
+   * A 2025-11-25 HTTP server's sessions: each identity's session id, a fresh session, a DELETE,
+   * the GET event stream. Every exchange is counted against the budget and kept as evidence, as
+   * with `request`. Absent over stdio and on a target without `initialize`.
+   */
+  readonly sessions?: LegacySessions;
   /** Record a control's state. A control that did not hold turns confirmed/refuted into errored. */
   control(id: string, result: ControlResult): void;
   /** Record an observation: a fact that changes how the subject call must be read. */

@@ -42,3 +42,15 @@ export const MRTR_SINGLE_USE: Reference = { id: 'MCP MRTR: single use (server si
 
 /** MRTR: a state should carry a short expiry and be refused after it lapses. */
 export const MRTR_EXPIRY: Reference = { id: 'MCP MRTR: requestState expiry', url: MRTR };
+
+/** 2025-11-25 Streamable HTTP session management: session ids globally unique and secure. */
+export const LEGACY_SESSION_MANAGEMENT: Reference = {
+  id: 'MCP 2025-11-25 transports: session management (Mcp-Session-Id)',
+  url: 'https://modelcontextprotocol.io/specification/2025-11-25/basic/transports#session-management',
+};
+
+/** Security best practices: verify every request, never authenticate by session, bind the id. */
+export const SESSION_HIJACKING: Reference = {
+  id: 'MCP security best practices: session hijacking',
+  url: 'https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#session-hijacking',
+};

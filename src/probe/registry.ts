@@ -4,6 +4,7 @@
  */
 import type { Probe } from './define.js';
 import handleCrossPrincipal from './probes/handle-cross-principal.js';
+import sessionCrossPrincipal from './probes/session-cross-principal.js';
 import stateCrossInstance from './probes/state-cross-instance.js';
 import stateErrorOracle from './probes/state-error-oracle.js';
 import stateExpiry from './probes/state-expiry.js';
@@ -23,6 +24,9 @@ export const PROBES: readonly Probe[] = [
   stateErrorOracle,
   stateExpiry,
   stateCrossInstance,
+  // Before transport/origin, whose initialize requests open sessions of their own: this probe
+  // tests the only-session fallback once it has ended B's, with A's the only one the scan opened.
+  sessionCrossPrincipal,
   transportOrigin,
 ];
 

@@ -16,6 +16,7 @@ import type {
   ControlResult,
   Evidence,
   Exchange,
+  LegacySessions,
   Observation,
   ProbeResult,
   ToolInfo,
@@ -90,8 +91,43 @@ export async function runProbe(
     return { outcome: { kind: 'failure', failure, detail }, evidence: note };
   };
 
+  /** Counts one exchange that is not a JSON-RPC request, or refuses it like `request` does. */
+  const admit = (what: string): Exchange | undefined => {
+    if (finished || stop.signal.aborted)
+      return refuse('deadline', `${what}: ${capName} has passed`);
+    if (calls >= probe.maxCalls)
+      return refuse('budget', `${what}: the probe's budget of ${probe.maxCalls} calls is spent`);
+    calls++;
+    return undefined;
+  };
+  const keep = <T extends { evidence: Evidence }>(x: T): T => {
+    if (!finished) evidence.push(x.evidence);
+    return x;
+  };
+  const legacy = session.sessions;
+  const sessions: LegacySessions | undefined =
+    legacy === undefined || session.protocol.era !== 'legacy'
+      ? undefined
+      : {
+          idOf: (identity) => legacy.idOf(identity),
+          open: async (identity, label) =>
+            admit(`initialize '${label}' as ${identity}`) ??
+            keep(await legacy.open(identity, label, stop.signal)),
+          terminate: async (identity, label) =>
+            admit(`DELETE '${label}' as ${identity}`) ??
+            keep(await legacy.terminate(identity, label, stop.signal)),
+          async listen(o) {
+            const refused = admit(`GET '${o.label}' as ${o.identity}`);
+            if (refused !== undefined)
+              return { events: [], end: 'failure', detail: 'not sent', evidence: refused.evidence };
+            const signal = o.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal;
+            return keep(await legacy.listen({ ...o, signal }));
+          },
+        };
+
   const ctx: ProbeContext = {
     transport: session.transport,
+    ...(sessions === undefined ? {} : { sessions }),
     protocol: session.protocol,
     includeDestructive: options.includeDestructive,
     get surface() {

@@ -187,6 +187,62 @@ export interface RequestOptions {
    * no session id. For requests whose only question is a header check (`transport/origin`).
    */
   readonly anonymous?: true;
+  /**
+   * HTTP, 2025-11-25: the `Mcp-Session-Id` to present instead of the identity's own (another
+   * identity's, a forged one), or `null` for none at all. Given, the identity is not initialized on
+   * first use: the probe decides which session the request claims.
+   */
+  readonly session?: string | null;
+}
+
+/** Options of reading a 2025-11-25 server's GET event stream (see {@link LegacySessions}). */
+export interface ListenOptions {
+  readonly identity: IdentityName;
+  readonly label: string;
+  /** The `Mcp-Session-Id` to present; `null` for none; absent: the identity's own. */
+  readonly session?: string | null;
+  /** How long the stream is read once `during` has finished (ms). */
+  readonly windowMs: number;
+  /** Most bytes read from the stream; more ends the reading (`oversize`). */
+  readonly maxBytes: number;
+  /** Runs once the stream is open (a 2xx event stream), while it is being read. */
+  readonly during?: () => Promise<unknown>;
+  /** Aborts the reading (the runner sets it). */
+  readonly signal?: AbortSignal;
+}
+
+/** What a GET event stream carried, and how the reading ended. */
+export interface StreamReading {
+  /** The HTTP status, when the server answered at all. */
+  readonly status?: number;
+  /** Every event's data, parsed as JSON where it is JSON, in order. */
+  readonly events: unknown[];
+  /**
+   * `window`: read for the whole window; `ended`: the server closed the stream; `oversize`: more
+   * than `maxBytes`; `refused`: the answer was not a 2xx event stream; `failure`: no answer.
+   */
+  readonly end: 'window' | 'ended' | 'oversize' | 'refused' | 'failure';
+  /** One line on how it ended, secret-free. */
+  readonly detail: string;
+  readonly evidence: Evidence;
+}
+
+/**
+ * A 2025-11-25 Streamable HTTP server's sessions as the scan holds them: one per identity, opened by
+ * `initialize`. Present on HTTP sessions only (sessions do not exist over stdio).
+ */
+export interface LegacySessions {
+  /** The `Mcp-Session-Id` the identity's current session was handed, if the server gave one. */
+  idOf(identity: IdentityName): string | undefined;
+  /** A fresh `initialize` as `identity`; its session becomes the identity's current one. */
+  open(identity: IdentityName, label: string, signal?: AbortSignal): Promise<Exchange>;
+  /**
+   * `DELETE` of the identity's current session (the spec's way for a client to end one); the
+   * identity is initialized again on its next request. The outcome is a result on a 2xx.
+   */
+  terminate(identity: IdentityName, label: string, signal?: AbortSignal): Promise<Exchange>;
+  /** Opens the GET event stream, bounded in time and bytes, and reads it. */
+  listen(options: ListenOptions): Promise<StreamReading>;
 }
 
 /** A connection to the target that sends requests as either identity. */
@@ -198,6 +254,8 @@ export interface ScanSession {
     params: Record<string, unknown>,
     options: RequestOptions,
   ): Promise<Exchange>;
+  /** A legacy HTTP server's sessions (absent over stdio). */
+  readonly sessions?: LegacySessions;
   close(): Promise<void>;
 }
 

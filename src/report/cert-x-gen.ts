@@ -70,6 +70,8 @@ export const PROBE_CWES: Readonly<Record<string, readonly string[]>> = {
   'state/expiry': ['CWE-613'],
   'state/cross-instance': [],
   'transport/origin': ['CWE-346'],
+  // A session id honoured for whoever presents it is a user-controlled key that authorizes.
+  'session/cross-principal': ['CWE-639'],
 };
 
 /** Longest `evidence.response` of a finding, in UTF-16 units (the seed template's cut). */

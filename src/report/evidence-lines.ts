@@ -68,8 +68,20 @@ export type ExchangeEvidence = Extract<Evidence, { kind: 'http' | 'jsonrpc' }>;
 export function exchangeSummary(e: ExchangeEvidence): { sent: string; answer: string } {
   const body = e.kind === 'http' ? e.request.body : e.sent;
   const status = e.kind === 'http' && e.response ? `HTTP ${e.response.status}: ` : '';
-  const tail = e.error !== undefined ? e.error : answerSummary(e.received);
-  return { sent: sentSummary(body), answer: `${status}${tail}` };
+  // A bodiless request (a legacy session's GET event stream, its DELETE) is named by its method;
+  // what a stream carries is events, not an answer.
+  const bodiless = e.kind === 'http' && body === undefined ? e.request.method : undefined;
+  const events = e.received?.length ?? 0;
+  const tail =
+    e.error !== undefined
+      ? e.error
+      : bodiless === 'GET'
+        ? `${events} event${events === 1 ? '' : 's'}`
+        : bodiless !== undefined
+          ? ''
+          : answerSummary(e.received);
+  const answer = tail === '' ? status.replace(/: $/, '') : `${status}${tail}`;
+  return { sent: bodiless ?? sentSummary(body), answer };
 }
 
 /** The one-line summary of a piece of evidence. */

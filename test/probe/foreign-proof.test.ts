@@ -6,7 +6,7 @@
  * server without the niceties, and an echo-only server that must never be confirmed.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FOREIGN_TWINS } from '../../src/fixture/foreign/index.js';
+import { FOREIGN_TWINS, LEGACY_TWINS } from '../../src/fixture/foreign/index.js';
 import type { RunReport } from '../../src/probe/types.js';
 import { itHasVerdict, twinScans } from '../helpers/twin-scans.js';
 
@@ -71,10 +71,11 @@ const FORMS: Record<
 };
 
 const scans = twinScans(4);
+const TWINS = [...FOREIGN_TWINS, ...LEGACY_TWINS];
 
-beforeAll(() => scans.startAll(FOREIGN_TWINS));
+beforeAll(() => scans.startAll(TWINS));
 
-for (const twin of FOREIGN_TWINS) {
+for (const twin of TWINS) {
   for (const variant of twin.variants) {
     for (const transport of twin.transports) {
       describe(`${twin.id} ${variant} over ${transport}`, () => {

@@ -123,6 +123,31 @@ export function createRedactor(
   };
 }
 
+/**
+ * `base`, and also the legacy session ids the scan was handed, each replaced by its name
+ * (`<session-A>`): on a server that routes by session id alone the id is as good as a credential,
+ * and named, the evidence still shows whose session a request presented. `names` is read at each
+ * call, so ids handed out later are covered too. An id shorter than 8 characters is replaced only
+ * where it is a whole value.
+ */
+export function withSessionIds(base: Redactor, names: ReadonlyMap<string, string>): Redactor {
+  const swap = (s: string): string => {
+    const whole = names.get(s);
+    if (whole !== undefined) return whole;
+    let out = s;
+    for (const [id, name] of names) if (id.length >= 8) out = out.split(id).join(name);
+    return out;
+  };
+  const string = (s: string): string => base.string(swap(s));
+  return {
+    string,
+    value: (v) => boundValue(v, EVIDENCE_LIMITS, string),
+    headers: (h) =>
+      base.headers(Object.fromEntries(Object.entries(h).map(([k, v]) => [k, swap(v)]))),
+    identityOf: (s) => base.identityOf(s),
+  };
+}
+
 /** Fields of a JSON-RPC exchange, before redaction. */
 export type JsonRpcEvidenceInput = Omit<Extract<Evidence, { kind: 'jsonrpc' }>, 'kind'>;
 

@@ -54,6 +54,16 @@ export interface HttpConnections {
     body: string,
     signal: AbortSignal,
   ): Promise<HttpAnswer>;
+  /**
+   * A bodiless request (`GET` for a legacy server's event stream, `DELETE` to end a legacy session)
+   * on a fresh connection: a stream held open must not take a kept-alive socket from the POSTs.
+   */
+  bodiless(
+    method: 'GET' | 'DELETE',
+    url: string,
+    headers: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<HttpAnswer>;
   /** The policy in force now (`adaptive` turns `fresh` after a stall). */
   readonly mode: () => 'fresh' | 'reuse' | 'adaptive';
   close(): void;
@@ -107,13 +117,26 @@ export function createHttpConnections(
     body: string,
     signal: AbortSignal,
   ): Promise<HttpAnswer> {
+    return send('POST', to, headers, body, signal);
+  }
+
+  function send(
+    method: 'POST' | 'GET' | 'DELETE',
+    to: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal: AbortSignal,
+  ): Promise<HttpAnswer> {
     const request = tls ? httpsRequest : httpRequest;
-    const watch = mode === 'adaptive';
+    const watch = mode === 'adaptive' && body !== undefined;
     return new Promise<HttpAnswer>((resolve, reject) => {
       const req = request(to, {
-        method: 'POST',
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        agent: mode === 'fresh' ? fresh : kept,
+        method,
+        headers:
+          body === undefined
+            ? headers
+            : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        agent: mode === 'fresh' || body === undefined ? fresh : kept,
         signal,
       });
       // `on`, not `once`: an error after the answer began must not go unhandled (the body's
@@ -135,7 +158,8 @@ export function createHttpConnections(
           },
         });
       });
-      req.end(body);
+      if (body === undefined) req.end();
+      else req.end(body);
     });
   }
 
@@ -156,6 +180,7 @@ export function createHttpConnections(
 
   return {
     post,
+    bodiless: (method, to, headers, signal) => send(method, to, headers, undefined, signal),
     mode: () => mode,
     close() {
       kept.destroy();

@@ -18,6 +18,7 @@ import {
   type ConnectionPolicy,
   type HttpAnswer,
 } from './http-connection.js';
+import { createStreamClient } from './http-stream.js';
 import type { Channel, ChannelReply, ChannelRequest, JsonRpcNotification } from './jsonrpc.js';
 import {
   abortOutcome,
@@ -269,9 +270,13 @@ export function createHttpChannel(options: HttpChannelOptions): Channel {
     }
   }
 
+  const { listen, remove } = createStreamClient(url, connections, redactor, connectDetail);
+
   return {
     send,
     notify,
+    listen,
+    remove,
     takeStderr: () => [],
     close: async () => {
       connections.close();

@@ -7,7 +7,7 @@
  * would let a server (or a proxy) put words in its own mouth.
  */
 import { boundValue, OUTCOME_LIMITS } from '../evidence/bound.js';
-import type { Evidence, Failure, IdentityName, Outcome } from '../types.js';
+import type { Evidence, Failure, IdentityName, Outcome, StreamReading } from '../types.js';
 
 /** A JSON-RPC 2.0 request as sent. */
 export interface JsonRpcRequest {
@@ -56,9 +56,22 @@ export interface ChannelReply {
   readonly responseHeaders?: Record<string, string>;
 }
 
+/** A GET event stream to open and read (HTTP only); see {@link ListenOptions}. */
+export interface ListenRequest extends Omit<ChannelRequest, 'message'> {
+  readonly windowMs: number;
+  readonly maxBytes: number;
+  /** Longest wait for the answer's headers (ms). */
+  readonly timeoutMs: number;
+  readonly during?: () => Promise<unknown>;
+}
+
 /** A thin JSON-RPC client over one transport. */
 export interface Channel {
   send(request: ChannelRequest): Promise<ChannelReply>;
+  /** HTTP: open the GET event stream and read it, bounded. */
+  listen?(request: ListenRequest): Promise<StreamReading>;
+  /** HTTP: a bodiless `DELETE` (ending a legacy session); a 2xx is a result. */
+  remove?(request: Omit<ChannelRequest, 'message'>): Promise<ChannelReply>;
   notify(message: JsonRpcNotification, request: Omit<ChannelRequest, 'message'>): Promise<void>;
   /** stderr lines written since the last call (stdio only). */
   takeStderr(): string[];

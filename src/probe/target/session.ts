@@ -9,6 +9,7 @@
  * answers none of these is `unknown`, and the session names what did not answer.
  */
 import type { Redactor } from '../evidence/evidence.js';
+import { withSessionIds } from '../evidence/evidence.js';
 import { createHttpChannel } from './http.js';
 import type { Channel, JsonRpcRequest } from './jsonrpc.js';
 import { AbortCause } from './jsonrpc.js';
@@ -17,6 +18,7 @@ import type {
   Evidence,
   Exchange,
   IdentityName,
+  LegacySessions,
   Outcome,
   ProtocolInfo,
   RequestOptions,
@@ -90,6 +92,22 @@ export interface OpenedSession {
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * `evidence` with session id `sid` replaced by `name`: the exchange that handed the id out was
+ * recorded before the id had a name. Evidence is plain, bounded JSON, so a textual swap is exact.
+ */
+function renamed(evidence: Evidence, sid: string, name: string): Evidence {
+  const quoted = JSON.stringify(sid).slice(1, -1);
+  const text = JSON.stringify(evidence);
+  return quoted.length < 8 && !text.includes(`"${quoted}"`)
+    ? evidence
+    : (JSON.parse(
+        quoted.length < 8
+          ? text.split(`"${quoted}"`).join(JSON.stringify(name))
+          : text.split(quoted).join(name),
+      ) as Evidence);
+}
 
 function describe(outcome: Outcome): string {
   if (outcome.kind === 'failure') return `${outcome.failure}: ${outcome.detail}`;
@@ -176,11 +194,13 @@ function refusedIdentity(evidence: readonly Evidence[]): string | undefined {
 
 /** Opens a session on `target`. Never throws for a target problem: it reports it in `problem`. */
 export async function openSession(target: Target, options: SessionOptions): Promise<OpenedSession> {
+  // Every legacy session id handed out, by the name evidence shows instead (`<session-A>`).
+  const sessionNames = new Map<string, string>();
   const stdioFor = (identity?: IdentityName): Channel =>
     target.kind === 'http'
       ? createHttpChannel({
           url: target.url,
-          redactor: options.redactor,
+          redactor: withSessionIds(options.redactor, sessionNames),
           maxAnswerBytes: options.maxAnswerBytes,
           ...(target.connection ? { connection: target.connection } : {}),
           ...(target.tls ? { tls: target.tls } : {}),
@@ -211,6 +231,16 @@ export async function openSession(target: Target, options: SessionOptions): Prom
   };
   const channel: Channel = {
     send: (req) => channelOf(req.identity ?? 'A').send(req),
+    listen: (req) => {
+      const c = channelOf(req.identity ?? 'A');
+      if (c.listen === undefined) throw new Error('no event stream over this transport');
+      return c.listen(req);
+    },
+    remove: (req) => {
+      const c = channelOf(req.identity ?? 'A');
+      if (c.remove === undefined) throw new Error('no DELETE over this transport');
+      return c.remove(req);
+    },
     notify: (message, req) => channelOf(req.identity ?? 'A').notify(message, req),
     takeStderr: () => Object.values(channels).flatMap((c) => c.takeStderr()),
     close: async () => {
@@ -267,6 +297,7 @@ export async function openSession(target: Target, options: SessionOptions): Prom
     if (
       era === 'legacy' &&
       method !== 'initialize' &&
+      opts.session === undefined &&
       !initialized.has(opts.identity) &&
       (target.kind === 'http' || perIdentity)
     ) {
@@ -308,21 +339,118 @@ export async function openSession(target: Target, options: SessionOptions): Prom
             }
           : {}),
         headers: {
-          ...(opts.anonymous ? {} : (sessionHeaders[opts.identity] ?? {})),
+          ...sessionHeaderFor(method, opts),
           ...(opts.anonymous ? {} : identityHeaders(opts.identity)),
           ...(target.kind === 'http' ? opts.headers : {}),
         },
         signal: AbortSignal.any(signals),
       });
-      if (method === 'initialize')
-        lastSessionId =
-          reply.evidence.kind === 'http'
-            ? reply.evidence.response?.headers['mcp-session-id']
-            : undefined;
+      if (method === 'initialize') {
+        // Read off the raw answer: the evidence already names the id it knows, not this new one.
+        lastSessionId = reply.responseHeaders?.['mcp-session-id'];
+        if (lastSessionId) {
+          const name = nameSession(opts.identity, lastSessionId);
+          return { outcome: reply.outcome, evidence: renamed(reply.evidence, lastSessionId, name) };
+        }
+      }
       return { outcome: reply.outcome, evidence: reply.evidence };
     } finally {
       clearTimeout(handle);
     }
+  }
+
+  /** The bearer of a request as `identity`, unless the identity travels in a header of its own. */
+  function bearerOf(identity: IdentityName): { bearer?: string } {
+    return options.identityHeader === undefined ? { bearer: options.identities[identity] } : {};
+  }
+
+  const bounded = (signal: AbortSignal | undefined, ms: number): AbortSignal =>
+    AbortSignal.any(
+      [AbortSignal.timeout(ms), options.signal, signal].filter(
+        (s): s is AbortSignal => s !== undefined,
+      ),
+    );
+
+  /** The sessions of a legacy HTTP server as the scan holds them (see {@link LegacySessions}). */
+  function legacySessions(): LegacySessions {
+    return {
+      idOf: (identity) => sessionHeaders[identity]?.['mcp-session-id'],
+      async open(identity, label, signal) {
+        initialized.add(identity);
+        let exchange: Exchange | undefined;
+        await initializeAs(identity, async (method, _label, params) => {
+          exchange = await request(method, params, {
+            identity,
+            label,
+            ...(signal === undefined ? {} : { signal }),
+          });
+          return exchange.outcome;
+        });
+        return exchange as Exchange;
+      },
+      async terminate(identity, label, signal) {
+        const reply = await channel.remove!({
+          label,
+          identity,
+          ...bearerOf(identity),
+          protocolVersion: negotiated ?? LEGACY_VERSION,
+          headers: { ...(sessionHeaders[identity] ?? {}), ...identityHeaders(identity) },
+          signal: bounded(signal, options.timeoutMs),
+        });
+        // Ended or not, the next request opens a session of its own rather than reuse this one.
+        delete sessionHeaders[identity];
+        initialized.delete(identity);
+        return { outcome: reply.outcome, evidence: reply.evidence };
+      },
+      listen(o) {
+        return channel.listen!({
+          label: o.label,
+          identity: o.identity,
+          ...bearerOf(o.identity),
+          protocolVersion: negotiated ?? LEGACY_VERSION,
+          headers: {
+            ...sessionHeaderFor('GET', {
+              identity: o.identity,
+              label: o.label,
+              ...(o.session === undefined ? {} : { session: o.session }),
+            }),
+            ...identityHeaders(o.identity),
+          },
+          signal: bounded(o.signal, options.timeoutMs * 4 + o.windowMs),
+          windowMs: o.windowMs,
+          maxBytes: Math.min(o.maxBytes, options.maxAnswerBytes),
+          timeoutMs: options.timeoutMs,
+          ...(o.during === undefined ? {} : { during: o.during }),
+        });
+      },
+    };
+  }
+
+  /**
+   * The session id a request carries: none on `initialize` (it opens one) or when anonymous; the
+   * probe's choice when it made one (`session`); else the identity's own.
+   */
+  function sessionHeaderFor(method: string, opts: RequestOptions): Record<string, string> {
+    if (opts.anonymous || (method === 'initialize' && opts.session === undefined)) return {};
+    if (opts.session === null) return {};
+    if (typeof opts.session === 'string') return { 'mcp-session-id': opts.session };
+    return sessionHeaders[opts.identity] ?? {};
+  }
+
+  /** The name evidence shows for session `sid` of `identity` (`<session-A>`, `<session-A#2>`). */
+  function nameSession(identity: IdentityName, sid: string): string {
+    const known = sessionNames.get(sid);
+    if (known !== undefined) return known;
+    const n = [...sessionNames.values()].filter((v) => v.startsWith(`<session-${identity}`)).length;
+    const name = n === 0 ? `<session-${identity}>` : `<session-${identity}#${n + 1}>`;
+    sessionNames.set(sid, name);
+    return name;
+  }
+
+  /** Remembers `sid` as `identity`'s current session. */
+  function keepSession(identity: IdentityName, sid: string): void {
+    sessionHeaders[identity] = { 'mcp-session-id': sid };
+    nameSession(identity, sid);
   }
 
   /**
@@ -350,7 +478,8 @@ export async function openSession(target: Target, options: SessionOptions): Prom
     if (outcome.kind !== 'result' || typeof outcome.result.protocolVersion !== 'string')
       return { outcome };
     const sid = lastSessionId;
-    if (sid) sessionHeaders[identity] = { 'mcp-session-id': sid };
+    if (sid) keepSession(identity, sid);
+    else delete sessionHeaders[identity];
     await channel.notify(
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       {
@@ -502,6 +631,7 @@ export async function openSession(target: Target, options: SessionOptions): Prom
     transport: target.kind,
     protocol,
     request,
+    ...(target.kind === 'http' ? { sessions: legacySessions() } : {}),
     takeStderr: () => channel.takeStderr(),
     close: () => channel.close(),
   };

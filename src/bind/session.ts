@@ -1,0 +1,176 @@
+/**
+ * Principal-bound sessions for servers that still speak the 2025-11-25 Streamable HTTP transport,
+ * where a session lives behind the `Mcp-Session-Id` header.
+ *
+ * The security best practices (Session Hijacking) say servers MUST verify every inbound request and
+ * MUST NOT use sessions for authentication, and SHOULD bind session ids to user-specific
+ * information. A server that routes by session id alone serves whoever presents the id; one that
+ * attributes a request without an id to "the" live session serves anyone at all. This binding does
+ * neither: a session id opens its session only for the principal that created it, a request
+ * without one opens nothing, and both answers are the answer for an id nobody was ever handed, so
+ * the refusal says nothing about whether the id exists.
+ *
+ * The principal is kept as a keyed tag (HMAC-SHA256 under a per-binding random key), never in
+ * clear, and compared in constant time; the tag is computed and compared for an unknown id too, so
+ * "unknown" and "another principal's" take the same work.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { SessionRejection } from '../errors.js';
+import type { Principal } from '../seal/binding.js';
+import { principalTagText } from '../seal/principal-tag.js';
+import { clockOption, readClock, type Clock } from '../seal/clock.js';
+
+/** Options of {@link createSessionBinding}. */
+export interface SessionBindingOptions {
+  /** A session unused this long is gone (seconds). Default 3600. */
+  idleSeconds?: number;
+  /** Most sessions held; opening one more ends the least recently used. Default 10 000. */
+  maxSessions?: number;
+  /** Ids longer than this are refused before any lookup (bytes). Default 256. */
+  maxSessionIdBytes?: number;
+  /** Told why a session id was refused, for operator logs only: never answer differently. */
+  onRejected?: (reason: SessionRejection) => void;
+  /** Clock in milliseconds, like `Date.now`. */
+  now?: () => number;
+}
+
+/** Sessions bound to the principal that opened them. `S` is what the server keeps per session. */
+export interface SessionBinding<S> {
+  /**
+   * A fresh session id: 192 random bits from `node:crypto`, base64url (the spec's SHOULD: globally
+   * unique and cryptographically secure). Pass it as the SDK transport's `sessionIdGenerator`.
+   */
+  mintId(): string;
+  /**
+   * Binds `sessionId` (from {@link mintId}) to `principal` and keeps `value` for it. Throws
+   * `TypeError` without a principal: an unbound session would be a bearer token.
+   */
+  bind(sessionId: string, principal: Principal, value: S): void;
+  /**
+   * The session `sessionId` names, if `principal` opened it and it is live; else `undefined`,
+   * whatever the reason (no id, an unknown or expired id, another principal's id). Never falls back
+   * to another session. Answer every `undefined` the way you answer an unknown id.
+   */
+  resolve(sessionId: string | null | undefined, principal: Principal | undefined): S | undefined;
+  /** Ends the session if `principal` opened it (a `DELETE`), returning its value; else `undefined`. */
+  unbind(sessionId: string | null | undefined, principal: Principal | undefined): S | undefined;
+  /** How many sessions are live. */
+  readonly size: number;
+}
+
+interface Entry<S> {
+  readonly tag: Buffer;
+  readonly value: S;
+  usedAt: number;
+}
+
+const TAG_BYTES = 32;
+
+function positive(name: string, value: unknown, fallback: number): number {
+  const v = value ?? fallback;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
+    throw new RangeError(`${name} must be a positive finite number, got ${typeof value}`);
+  return v;
+}
+
+/**
+ * Creates a session binding.
+ *
+ * @example
+ * ```ts
+ * const sessions = createSessionBinding<WebStandardStreamableHTTPServerTransport>();
+ * // initialize: a transport whose id is minted and bound to the caller
+ * const transport = new WebStandardStreamableHTTPServerTransport({
+ *   sessionIdGenerator: () => sessions.mintId(),
+ *   onsessioninitialized: (id) => sessions.bind(id, principal, transport),
+ * });
+ * // every other request: the caller's own session, or the unknown-session answer
+ * const own = sessions.resolve(request.headers.get('mcp-session-id'), principal);
+ * if (own === undefined) return sessionNotFound(); // the same 404 for unknown and foreign ids
+ * ```
+ */
+export function createSessionBinding<S>(options: SessionBindingOptions = {}): SessionBinding<S> {
+  const idleMs = positive('idleSeconds', options.idleSeconds, 3600) * 1000;
+  const max = Math.floor(positive('maxSessions', options.maxSessions, 10_000));
+  const maxIdBytes = Math.floor(positive('maxSessionIdBytes', options.maxSessionIdBytes, 256));
+  const clock: Clock = clockOption(options.now);
+  const onRejected = options.onRejected ?? (() => undefined);
+  // Per binding, never leaves it: a tag proves nothing outside this process.
+  const key = randomBytes(32);
+  // Compared against when the id is unknown, so that path does the same work as a foreign one.
+  const decoy = randomBytes(TAG_BYTES);
+  // Insertion order is use order: a used entry is moved to the end.
+  const entries = new Map<string, Entry<S>>();
+
+  const tagOf = (principal: Principal): Buffer | undefined => {
+    const text = principalTagText(principal);
+    return text === undefined
+      ? undefined
+      : createHmac('sha256', key).update(text, 'utf8').digest().subarray(0, TAG_BYTES);
+  };
+
+  /** The live entry `sessionId` names for `principal`, or why not. */
+  function find(
+    sessionId: string | null | undefined,
+    principal: Principal | undefined,
+  ): { id: string; entry: Entry<S> } | SessionRejection {
+    if (sessionId === undefined || sessionId === null || sessionId.length === 0) return 'missing';
+    if (Buffer.byteLength(sessionId, 'utf8') > maxIdBytes) return 'malformed';
+    const at = readClock(clock);
+    if (at === undefined) return 'clock-unavailable';
+    const tag = principal === undefined ? undefined : tagOf(principal);
+    const entry = entries.get(sessionId);
+    // Always one constant-time compare of two tags, whichever way the lookup went.
+    const same = timingSafeEqual(entry?.tag ?? decoy, tag ?? decoy);
+    if (entry === undefined) return 'unknown';
+    if (at - entry.usedAt >= idleMs) {
+      entries.delete(sessionId);
+      return 'expired';
+    }
+    if (tag === undefined) return 'no-principal';
+    if (!same) return 'principal';
+    return { id: sessionId, entry };
+  }
+
+  function use(sessionId: string | null | undefined, principal: Principal | undefined) {
+    const found = find(sessionId, principal);
+    if (typeof found === 'string') {
+      onRejected(found);
+      return undefined;
+    }
+    return found;
+  }
+
+  return {
+    mintId: () => randomBytes(24).toString('base64url'),
+    bind(sessionId, principal, value) {
+      if (typeof sessionId !== 'string' || sessionId.length === 0)
+        throw new TypeError(`sessionId must be a non-empty string, got ${typeof sessionId}`);
+      const tag = principal === undefined ? undefined : tagOf(principal);
+      if (tag === undefined)
+        throw new TypeError('a session must be bound to a principal, got none');
+      const at = readClock(clock);
+      if (at === undefined) throw new RangeError('the clock returned no usable time');
+      entries.delete(sessionId);
+      while (entries.size >= max) entries.delete(entries.keys().next().value as string);
+      entries.set(sessionId, { tag, value, usedAt: at });
+    },
+    resolve(sessionId, principal) {
+      const found = use(sessionId, principal);
+      if (found === undefined) return undefined;
+      found.entry.usedAt = readClock(clock) ?? found.entry.usedAt;
+      entries.delete(found.id);
+      entries.set(found.id, found.entry);
+      return found.entry.value;
+    },
+    unbind(sessionId, principal) {
+      const found = use(sessionId, principal);
+      if (found === undefined) return undefined;
+      entries.delete(found.id);
+      return found.entry.value;
+    },
+    get size() {
+      return entries.size;
+    },
+  };
+}

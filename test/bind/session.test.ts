@@ -1,0 +1,232 @@
+/**
+ * `createSessionBinding`: a legacy session id opens its session only for the principal that
+ * created it. End to end on the `session-notes` twin (`fixed` is built on it) with the official SDK
+ * client as A and B: B presenting A's id, on a POST, on the GET stream or on a DELETE, gets exactly
+ * the answer of an id nobody was handed; a request without an id opens nothing; A's flow still
+ * works. Then the binding alone: reasons, eviction, expiry and misuse.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/client';
+import {
+  createSessionBinding,
+  SESSION_REJECTIONS,
+  type SessionRejection,
+} from '../../src/index.js';
+import { sessionNotes } from '../../src/fixture/foreign/session-notes/index.js';
+import type { RunningTwin } from '../../src/fixture/foreign/twin.js';
+
+const ALICE = 'alice-principal';
+const BOB = 'bob-principal';
+
+/** The official client, speaking 2025-11-25 (its default), as `token`. */
+async function connectAs(url: string, token: string) {
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    authProvider: { token: async () => token },
+  });
+  const client = new Client({ name: 'stateguard-test', version: '0.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+const textOf = (r: unknown): string =>
+  ((r as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('');
+
+/** One raw exchange as B, with the session id chosen (`null`: none). */
+async function asBob(
+  url: string,
+  method: 'POST' | 'GET' | 'DELETE',
+  session: string | null,
+): Promise<{ status: number; body: string }> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${BOB}`,
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-11-25',
+    ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
+    ...(session === null ? {} : { 'mcp-session-id': session }),
+  };
+  const res = await fetch(url, {
+    method,
+    headers,
+    signal: AbortSignal.timeout(10_000),
+    ...(method === 'POST'
+      ? {
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 7,
+            method: 'tools/call',
+            params: { name: 'recap', arguments: {} },
+          }),
+        }
+      : {}),
+  });
+  return { status: res.status, body: await res.text() };
+}
+
+describe('the session binding, end to end with the official SDK client', () => {
+  let twin: RunningTwin;
+  let alice: Awaited<ReturnType<typeof connectAs>>;
+  let sidA: string;
+
+  beforeAll(async () => {
+    twin = await sessionNotes.startHttp('fixed');
+    alice = await connectAs(twin.url, ALICE);
+    await alice.client.callTool({ name: 'jot', arguments: { note: 'alice-secret-note' } });
+    sidA = alice.transport.sessionId ?? '';
+  }, 30_000);
+  afterAll(async () => {
+    await alice?.client.close();
+    await twin?.close();
+  });
+
+  it('hands A a session id of 192 random bits', () => {
+    expect(sidA).toMatch(/^[A-Za-z0-9_-]{32}$/);
+  });
+
+  it("refuses A's id to B exactly as an id nobody was handed, on POST, GET and DELETE", async () => {
+    const unknown = createSessionBinding().mintId();
+    for (const method of ['POST', 'GET', 'DELETE'] as const) {
+      const foreign = await asBob(twin.url, method, sidA);
+      const never = await asBob(twin.url, method, unknown);
+      expect({ method, ...foreign }).toEqual({ method, ...never });
+      expect(foreign.status).toBe(404);
+      expect(foreign.body).not.toContain('alice');
+    }
+  });
+
+  it('gives a request without a session id no session at all (no fallback to the live one)', async () => {
+    const none = await asBob(twin.url, 'POST', null);
+    expect(none.status).toBe(400);
+    expect(none.body).not.toContain('alice');
+  });
+
+  it("refuses B the same way through the SDK client's own transport, given A's id", async () => {
+    const tryWith = async (sessionId: string): Promise<string> => {
+      const transport = new StreamableHTTPClientTransport(new URL(twin.url), {
+        sessionId,
+        protocolVersion: '2025-11-25',
+        authProvider: { token: async () => BOB },
+      });
+      const errors: string[] = [];
+      transport.onerror = (e) => errors.push(e.message);
+      transport.onmessage = (_m: JSONRPCMessage) => undefined;
+      await transport.start();
+      const sent = await transport
+        .send({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'recap', arguments: {} },
+        })
+        .then(
+          () => 'sent',
+          (e: Error) => e.message,
+        );
+      await transport.close();
+      return sent;
+    };
+    const foreign = await tryWith(sidA);
+    const never = await tryWith(createSessionBinding().mintId());
+    expect(foreign).not.toBe('sent');
+    expect(foreign).toBe(never);
+  });
+
+  it("keeps A's own flow working after B's attempts", async () => {
+    const recap = await alice.client.callTool({ name: 'recap', arguments: {} });
+    expect(textOf(recap)).toContain('alice-secret-note');
+    expect(textOf(recap)).toContain(`opened by ${ALICE}`);
+  });
+
+  it('serves B in a session of its own, which shows nothing of A', async () => {
+    const bob = await connectAs(twin.url, BOB);
+    try {
+      expect(bob.transport.sessionId).not.toBe(sidA);
+      const recap = await bob.client.callTool({ name: 'recap', arguments: {} });
+      expect(textOf(recap)).toContain(`opened by ${BOB}`);
+      expect(textOf(recap)).not.toContain('alice');
+    } finally {
+      await bob.client.close();
+    }
+  });
+});
+
+describe('createSessionBinding', () => {
+  const recording = () => {
+    const reasons: SessionRejection[] = [];
+    return { reasons, onRejected: (r: SessionRejection) => reasons.push(r) };
+  };
+
+  it('opens a session for its principal only, and says why not for logs alone', () => {
+    const log = recording();
+    const sessions = createSessionBinding<string>(log);
+    const id = sessions.mintId();
+    sessions.bind(id, 'alice', 'alice-state');
+    expect(sessions.resolve(id, 'alice')).toBe('alice-state');
+    expect(sessions.resolve(id, { clientId: 'alice' })).toBeUndefined();
+    expect(sessions.resolve(id, 'bob')).toBeUndefined();
+    expect(sessions.resolve(sessions.mintId(), 'alice')).toBeUndefined();
+    expect(sessions.resolve(undefined, 'alice')).toBeUndefined();
+    expect(sessions.resolve(null, 'alice')).toBeUndefined();
+    expect(sessions.resolve(id, undefined)).toBeUndefined();
+    expect(sessions.resolve('x'.repeat(300), 'alice')).toBeUndefined();
+    expect(log.reasons).toEqual([
+      'principal',
+      'principal',
+      'unknown',
+      'missing',
+      'missing',
+      'no-principal',
+      'malformed',
+    ]);
+    expect(log.reasons.every((r) => (SESSION_REJECTIONS as readonly string[]).includes(r))).toBe(
+      true,
+    );
+  });
+
+  it('ends a session only for its principal', () => {
+    const sessions = createSessionBinding<number>();
+    const id = sessions.mintId();
+    sessions.bind(id, 'alice', 1);
+    expect(sessions.unbind(id, 'bob')).toBeUndefined();
+    expect(sessions.size).toBe(1);
+    expect(sessions.unbind(id, 'alice')).toBe(1);
+    expect(sessions.resolve(id, 'alice')).toBeUndefined();
+    expect(sessions.size).toBe(0);
+  });
+
+  it('forgets a session idle past its lifetime, and the least recently used past its cap', () => {
+    let now = 1_000_000;
+    const log = recording();
+    const sessions = createSessionBinding<string>({
+      idleSeconds: 10,
+      maxSessions: 2,
+      now: () => now,
+      ...log,
+    });
+    const [a, b, c] = [sessions.mintId(), sessions.mintId(), sessions.mintId()];
+    sessions.bind(a, 'p', 'a');
+    sessions.bind(b, 'p', 'b');
+    expect(sessions.resolve(a, 'p')).toBe('a'); // a is now the most recent
+    sessions.bind(c, 'p', 'c'); // evicts b
+    expect(sessions.resolve(b, 'p')).toBeUndefined();
+    expect(sessions.resolve(a, 'p')).toBe('a');
+    now += 10_000;
+    expect(sessions.resolve(c, 'p')).toBeUndefined();
+    expect(log.reasons).toEqual(['unknown', 'expired']);
+  });
+
+  it('mints distinct url-safe ids and refuses to bind without a principal or with bad options', () => {
+    const sessions = createSessionBinding<number>();
+    const ids = new Set(Array.from({ length: 64 }, () => sessions.mintId()));
+    expect(ids.size).toBe(64);
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(() => sessions.bind('id-1', undefined as never, 1)).toThrow(TypeError);
+    expect(() => sessions.bind('id-1', {}, 1)).toThrow(TypeError);
+    expect(() => sessions.bind('', 'alice', 1)).toThrow(TypeError);
+    expect(() => createSessionBinding({ idleSeconds: 0 })).toThrow(RangeError);
+    expect(() => createSessionBinding({ maxSessions: Number.NaN })).toThrow(RangeError);
+  });
+});
