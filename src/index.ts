@@ -60,3 +60,12 @@ export {
   type StateRejection,
   type HandleRejection,
 } from './errors.js';
+export {
+  createTaskGuard,
+  TASK_NOT_FOUND,
+  TaskNotFoundError,
+  type TaskGuard,
+  type TaskGuardOptions,
+  type TaskRejection,
+  type CreatedTask,
+} from './bind/task.js';
