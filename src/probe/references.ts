@@ -42,3 +42,12 @@ export const MRTR_SINGLE_USE: Reference = { id: 'MCP MRTR: single use (server si
 
 /** MRTR: a state should carry a short expiry and be refused after it lapses. */
 export const MRTR_EXPIRY: Reference = { id: 'MCP MRTR: requestState expiry', url: MRTR };
+
+/**
+ * The Tasks extension (SEP-2663 §Security): task ids "MUST" have "sufficient entropy", and servers
+ * "MUST perform authentication and authorization checks on each task-related request".
+ */
+export const TASKS_SECURITY: Reference = {
+  id: 'MCP Tasks extension (SEP-2663): security considerations',
+  url: 'https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/seps/2663-tasks-extension.md',
+};
