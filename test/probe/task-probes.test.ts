@@ -119,6 +119,8 @@ for (const transport of ['http', 'stdio'] as const) {
           expect(r?.severity).toBe('low');
           expect(r?.reason).toContain('Task belongs to another client');
           expect(r?.reason).toContain('Task not found');
+          const cross = report.probes.find((p) => p.id === 'handle/task-cross-principal');
+          expect(cross?.observations.map((o) => o.label)).toContain('refused unlike a forged id');
         });
       if (variant === 'fixed')
         it('refutes with every refusal the same as an unknown id, and names what it tried', () => {

@@ -17,6 +17,8 @@ import { notOffered, taskRequest, type CreatedTask, type TaskMaker } from '../su
 import { answerInputs } from './answers.js';
 import { describe, readOutcome, resultOf } from './rounds.js';
 import { randomSameShape } from './mutate.js';
+import { handleDifference } from './handle-trial.js';
+import { refusalView, sameRefusal } from './refusals.js';
 import { check, startTrial, type Trial } from './trial.js';
 import type { Exchange } from '../types.js';
 
@@ -95,6 +97,8 @@ export async function tryTaskPair(
   const bSees: unknown[] = [resultOf(b.exchange)];
   let firstRead: Exchange | undefined;
   let readsOffered = 0;
+  // A's status moved between its two reads: a status change after B's request proves nothing.
+  let moving = false;
 
   for (const m of TASK_READS) {
     const a1 = await taskRequest(ctx, m, tA, 'A', `A reads its own task (${m})`);
@@ -133,14 +137,30 @@ export async function tryTaskPair(
     const cross = await taskRequest(ctx, m, tA, 'B', `B presents A's task id (${m})`);
     if (readOutcome(cross.outcome) === 'failure')
       return done(errored(`B's ${m} on A's task drew no decision: ${describe(cross)}`));
+    if (m === 'tasks/get') moving = statusOf(a1) !== statusOf(a2);
     if (!accepted(cross)) {
       f.refused.push(m);
+      if (!sameRefusal(refusalView(cross, tA), refusalView(fake, forged)))
+        trial.observations.push({
+          label: 'refused unlike a forged id',
+          detail: `${m} refused A's id (${refusalView(cross, tA).label}) unlike a forged one (${refusalView(fake, forged).label}): an existence oracle, which handle/task-guessable judges`,
+        });
       continue;
     }
     const fields = Object.keys(resultOf(cross))
       .filter((k) => k !== '_meta')
       .slice(0, 6);
-    if (shows(resultOf(cross), first.canary)) f.learned.push(`${m} showed A's canary`);
+    // A server that answers every id with the caller's own task gave B nothing of A's.
+    const ownData =
+      !shows(resultOf(cross), first.canary) &&
+      (shows(resultOf(cross), b.canary) ||
+        handleDifference([resultOf(cross)], [resultOf(own)], [tA, tB, forged]).length === 0);
+    if (ownData)
+      trial.observations.push({
+        label: "answered with B's own task",
+        detail: `${m} on A's id answered what B's own task answers (the ids blanked)`,
+      });
+    else if (shows(resultOf(cross), first.canary)) f.learned.push(`${m} showed A's canary`);
     else if (!accepted(fake))
       f.learned.push(`${m} answered A's task (${fields.join(', ')}) where a forged id is refused`);
     else
@@ -162,8 +182,8 @@ export async function tryTaskPair(
     );
 
   await tryList(ctx, tA, first.canary, f);
-  await tryUpdate(ctx, trial, tA, firstRead, f);
-  await tryCancel(ctx, trial, maker, f);
+  await tryUpdate(ctx, trial, tA, firstRead, f, moving);
+  await tryCancel(ctx, trial, maker, f, moving);
 
   const exclude = [tA, tB, forged, first.canary, b.canary];
   const aTokens = distinctTokens([aFirst, aSecond], [bSees], exclude);
@@ -183,9 +203,11 @@ export async function tryTaskPair(
     return done(confirmed(`B used A's task id: ${found.join('; ')}`));
   }
   if (!apart) return done(errored('the server did not show that it tells A and B apart'));
-  return done(
-    refuted(`B was refused A's task on ${f.refused.join(', ')}, and nothing of A's task changed`),
-  );
+  const refusedOn =
+    f.refused.length > 0
+      ? `B was refused A's task on ${f.refused.join(', ')}`
+      : "B's answers on A's task showed nothing of A's";
+  return done(refuted(`${refusedOn}, and nothing of A's task changed`));
 }
 
 /** 2025-11-25's `tasks/list`: does B's list show A's task? */
@@ -213,6 +235,7 @@ async function tryUpdate(
   tA: string,
   before: Exchange,
   f: TaskFindings,
+  moving: boolean,
 ): Promise<void> {
   const canaryB = makeCanary('task-update-b');
   const inputs = taskInputs(before, canaryB);
@@ -232,7 +255,7 @@ async function tryUpdate(
   const after = await taskRequest(ctx, 'tasks/get', tA, 'A', "A reads its task after B's update");
   if (shows(resultOf(after), canaryB))
     f.changed.push("B's tasks/update wrote B's canary into A's task");
-  else if (accepted(cross) && statusOf(after) !== statusOf(before))
+  else if (accepted(cross) && !moving && statusOf(after) !== statusOf(before))
     f.changed.push(`A's task went ${statusOf(before)} → ${statusOf(after)} on B's tasks/update`);
   if (accepted(cross) || f.changed.length > 0) return;
   // Refused: it counts only if the owner's own update goes through.
@@ -255,6 +278,7 @@ async function tryCancel(
   trial: Trial,
   maker: TaskMaker,
   f: TaskFindings,
+  moving: boolean,
 ): Promise<void> {
   if (!ctx.includeDestructive) {
     ctx.note(
@@ -274,7 +298,7 @@ async function tryCancel(
     'A',
     "A reads it after B's cancel",
   );
-  if (accepted(cross) && statusOf(after) !== statusOf(before))
+  if (accepted(cross) && !moving && statusOf(after) !== statusOf(before))
     return void f.changed.push(
       `B's tasks/cancel moved A's task ${statusOf(before)} → ${statusOf(after)}`,
     );
