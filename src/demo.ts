@@ -2,8 +2,9 @@
  * `npm run demo`: start every fixture mode on both transports, scan each with every probe, and print
  * the verdict matrix (mode × probe × transport) next to what the fixture says each must be. Then
  * three targets that cannot answer (a missing command, a closed port, a hanging server) show that
- * the scanner ends within its deadline with `errored`, never a green verdict. The foreign twins and
- * the first attempts (src/fixture/first-attempts) follow as two more matrices.
+ * the scanner ends within its deadline with `errored`, never a green verdict. The foreign twins,
+ * the first attempts (src/fixture/first-attempts) and the task fixture (src/fixture/tasks) follow
+ * as three more matrices.
  *
  * Exits 0 when every verdict is the expected one, 1 otherwise. Everything started is stopped.
  */
@@ -24,6 +25,7 @@ import { FOREIGN_TWINS, LEGACY_TWINS } from './fixture/foreign/index.js';
 import { startForeign } from './fixture/foreign/targets.js';
 import type { ForeignTwin } from './fixture/foreign/twin.js';
 import { FIRST_ATTEMPT_TWINS } from './fixture/first-attempts/index.js';
+import { taskFixture } from './fixture/tasks/index.js';
 import { pool } from './cli/pool.js';
 
 // Run from dist/ (node) or from src/ (tsx): spawn the matching CLI for the stdio fixtures.
@@ -248,18 +250,29 @@ async function main(): Promise<number> {
       ),
     ),
   );
+  const taskScans = taskFixture.variants.flatMap((variant) =>
+    taskFixture.transports.map((transport) => () => scanForeign(taskFixture, variant, transport)),
+  );
   const [rows, dead] = await Promise.all([pool(tasks, 6), scanDead()]);
   const extras = await scanExtras();
   const foreignRows = await pool(foreign, 6);
   const firstRows = await pool(firsts, 6);
+  const taskRows = await pool(taskScans, 6);
   const workspace = render([...rows, ...extras, ...dead]);
   const others = render(foreignRows);
   const first = render(firstRows);
-  const mismatches = [...workspace.mismatches, ...others.mismatches, ...first.mismatches];
+  const taskMatrix = render(taskRows);
+  const mismatches = [
+    ...workspace.mismatches,
+    ...others.mismatches,
+    ...first.mismatches,
+    ...taskMatrix.mismatches,
+  ];
   process.stdout.write(
     `stateguard demo: every fixture mode × both transports × every probe\n\n${workspace.text}\n\n` +
       `the foreign twins: other domains, names, shapes and SDKs (src/fixture/foreign)\n\n${others.text}\n\n` +
-      `first attempts: first multi-round tools as SDK examples show them (src/fixture/first-attempts)\n\n${first.text}\n\n`,
+      `first attempts: first multi-round tools as SDK examples show them (src/fixture/first-attempts)\n\n${first.text}\n\n` +
+      `tasks: a task store in each mode tasks ship in (src/fixture/tasks)\n\n${taskMatrix.text}\n\n`,
   );
   if (unwitnessed.length > 0) {
     process.stdout.write(`no fixture witness for: ${unwitnessed.map((p) => p.id).join(', ')}\n`);

@@ -68,3 +68,12 @@ export {
   type HandleRejection,
   type SessionRejection,
 } from './errors.js';
+export {
+  createTaskGuard,
+  TASK_NOT_FOUND,
+  TaskNotFoundError,
+  type TaskGuard,
+  type TaskGuardOptions,
+  type TaskRejection,
+  type CreatedTask,
+} from './bind/task.js';

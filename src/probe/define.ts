@@ -40,6 +40,11 @@ export interface ProbeSettings {
 export interface ProbeDecision {
   readonly verdict: Verdict;
   readonly reason: string;
+  /**
+   * A confirmed finding's own severity when it is less than the probe's (the probe's `severity`
+   * is its worst case); ignored on any other verdict.
+   */
+  readonly severity?: Probe['severity'];
 }
 
 /** What a probe may do. Every request goes through here, so nothing escapes the evidence or budget. */
@@ -111,7 +116,10 @@ export function defineProbe(probe: Probe): Probe {
 }
 
 /** Decision helpers, so probes read as sentences. */
-export const confirmed = (reason: string): ProbeDecision => ({ verdict: 'confirmed', reason });
+export const confirmed = (reason: string, severity?: Probe['severity']): ProbeDecision =>
+  severity === undefined
+    ? { verdict: 'confirmed', reason }
+    : { verdict: 'confirmed', reason, severity };
 export const refuted = (reason: string): ProbeDecision => ({ verdict: 'refuted', reason });
 export const skipped = (reason: string): ProbeDecision => ({ verdict: 'skipped', reason });
 export const errored = (reason: string): ProbeDecision => ({ verdict: 'errored', reason });

@@ -54,3 +54,12 @@ export const SESSION_HIJACKING: Reference = {
   id: 'MCP security best practices: session hijacking',
   url: 'https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices#session-hijacking',
 };
+
+/**
+ * The Tasks extension (SEP-2663 §Security): task ids "MUST" have "sufficient entropy", and servers
+ * "MUST perform authentication and authorization checks on each task-related request".
+ */
+export const TASKS_SECURITY: Reference = {
+  id: 'MCP Tasks extension (SEP-2663): security considerations',
+  url: 'https://github.com/modelcontextprotocol/modelcontextprotocol/blob/main/seps/2663-tasks-extension.md',
+};

@@ -12,11 +12,15 @@ import stateReplayAfterCompletion from './probes/state-replay-after-completion.j
 import stateReplayPrincipal from './probes/state-replay-principal.js';
 import stateReplayRequest from './probes/state-replay-request.js';
 import stateTamper from './probes/state-tamper.js';
+import taskCrossPrincipal from './probes/task-cross-principal.js';
+import taskGuessable from './probes/task-guessable.js';
 import transportOrigin from './probes/transport-origin.js';
 
 /** Every probe, in the order a scan runs them. */
 export const PROBES: readonly Probe[] = [
   handleCrossPrincipal,
+  taskCrossPrincipal,
+  taskGuessable,
   stateTamper,
   stateReplayPrincipal,
   stateReplayRequest,

@@ -279,6 +279,11 @@ export async function runProbe(
 
   return {
     ...centralResult(probe, verdict, reason, evidence, redactor),
+    // A finding may weigh less than the probe's worst case (an existence oracle alone); a result
+    // that is no finding keeps the probe's severity, so a rule reads the same on every run.
+    ...(verdict === 'confirmed' && decision.severity !== undefined
+      ? { severity: decision.severity }
+      : {}),
     controls,
     observations,
     ms: Math.round(performance.now() - started),

@@ -12,7 +12,12 @@ describe('reading an outcome', () => {
     for (const failure of ['timeout', 'http-status', 'empty', 'not-json', 'closed'] as const) {
       expect(readOutcome({ kind: 'failure', failure, detail: '' })).toBe('failure');
     }
-    expect(readOutcome({ kind: 'result', result: { resultType: 'task' } })).toBe('failure');
+    expect(readOutcome({ kind: 'result', result: { resultType: 'deferred' } })).toBe('failure');
+  });
+
+  it("takes the Tasks extension's task answer as an acceptance", () => {
+    const task = { resultType: 'task', taskId: 't', status: 'working' };
+    expect(readOutcome({ kind: 'result', result: task })).toBe('accepted');
   });
 
   it('tells completion from a request for input', () => {

@@ -49,6 +49,7 @@ export default defineProbe({
   id: 'session/cross-principal',
   title:
     "A session id presented by another principal, or none, does not open a principal's session",
+  flaw: "Another principal is served inside a principal's session (by its id, or with none)",
   severity: 'high',
   rationale: RATIONALE.trim(),
   references: [SESSION_HIJACKING, LEGACY_SESSION_MANAGEMENT],

@@ -46,6 +46,10 @@ const NAME_PARAM: Record<string, string> = {
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri',
+  // The Tasks extension's Streamable HTTP binding: the task id, so a fleet routes to its holder.
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
 
 /** Header-safe value: plain printable ASCII as is, anything else in the spec's base64 sentinel. */

@@ -7,6 +7,7 @@
  * - a result whose `resultType` is absent or `complete` is an acceptance;
  * - `input_required` on a retry that asks the very questions of round 1 again is a refusal (the
  *   server restarted the flow instead of honouring the state); new questions mean the flow moved on;
+ * - a result whose `resultType` is `task` (the Tasks extension) is an acceptance too;
  * - a failure (timeout, 5xx, empty or HTML body, dropped connection) is never a refusal, and neither
  *   is an unknown `resultType`: both are read as `failure`, which a probe turns into `errored`.
  *
@@ -42,7 +43,8 @@ export function readOutcome(outcome: Outcome): Reading {
   if (type === 'inputrequired') return 'input';
   // No `resultType` but input requests: a loosely written multi-round answer.
   if (type === undefined && isRecord(r['inputRequests'])) return 'input';
-  if (type === undefined || type === 'complete') return 'accepted';
+  // The Tasks extension's answer: the server took the request and runs it as a task.
+  if (type === undefined || type === 'complete' || type === 'task') return 'accepted';
   return 'failure';
 }
 

@@ -1,0 +1,61 @@
+import { HANDLE_HIJACKING, TASKS_SECURITY } from '../references.js';
+import { defineProbe, errored, skipped } from '../define.js';
+import { declaresTasks, findTaskMaker } from '../surface/tasks.js';
+import { tryTaskPair } from '../trials/task-trial.js';
+import { report } from '../trials/trial.js';
+
+const RATIONALE = `
+A task is state that spans requests, referenced by its id alone: the client polls \`tasks/get\`,
+answers an \`input_required\` task with \`tasks/update\`, and may \`tasks/cancel\` it. The Tasks
+extension says servers "MUST perform authentication and authorization checks on each task-related
+request"; a store that looks tasks up by id alone lets anyone who sees an id (in a log, a shared
+context, a guess) read another client's task, answer its questions, or cancel it.
+
+A creates a task (a canary in the tool's free-form strings); B creates its own. For every task
+read the server offers (the extension's \`tasks/get\`, and 2025-11-25's \`tasks/result\` and
+\`tasks/list\` where a server still speaks them), A reads its task twice (what moves by itself is
+noise), B reads its own, B presents a forged id, then B presents A's. B then answers A's task with
+\`tasks/update\` (its own canary in the answers) and A reads its task again; \`tasks/cancel\` is
+tried only with \`--include-destructive\`, and only on a task this scan created for it.
+
+**Confirmed** when B learns or changes anything of A's task: an answer on A's task that shows A's
+canary, or that is given where the forged id is refused; B's canary in A's task after B's update,
+or A's status moved by B's accepted update or cancel. **Refuted** when B is refused A's task on
+every method tried and the owner's own update (and cancel) still work, so the refusal is about B.
+
+Controls: both identities create and read their own tasks; the forged id draws a decision; the
+server tells A and B apart (it refuses B what it gives A, or names something for A that it never
+names for B), so two identical identities end \`errored\`, never \`confirmed\`. Skipped when the
+server declares no tasks (\`capabilities.extensions["io.modelcontextprotocol/tasks"]\`).`;
+
+export default defineProbe({
+  id: 'handle/task-cross-principal',
+  title: 'A task created by one principal is refused to another',
+  flaw: 'A task created by one principal is read or changed by another',
+  severity: 'high',
+  rationale: RATIONALE.trim(),
+  references: [TASKS_SECURITY, HANDLE_HIJACKING],
+  maxCalls: 40,
+  async run(ctx) {
+    const { declared } = await declaresTasks(ctx);
+    if (!declared)
+      return skipped('precondition: the server declares no tasks (server/discover capabilities)');
+    const found = await findTaskMaker(ctx);
+    if (found.maker === undefined) {
+      if (found.callable === 0)
+        return skipped(
+          'the server declares tasks, but no tool is callable without --include-destructive',
+        );
+      return errored(
+        `the server declares tasks, but no tool answered with one (tried ${found.tried.join(', ')})`,
+      );
+    }
+    ctx.control('taskCreated', {
+      held: true,
+      expected: 'A creates a task',
+      observed: `${found.maker.tool.name} answered with a task`,
+    });
+    const trial = await tryTaskPair(ctx, found.maker, found.first);
+    return report(ctx, [trial], errored('the task trial reached no decision'));
+  },
+});

@@ -1,0 +1,120 @@
+/**
+ * Finding a server's tasks (the Tasks extension, `io.modelcontextprotocol/tasks`): whether it
+ * declares the extension, which tool answers with a task, the task id in such an answer, and the
+ * task methods sent as one identity.
+ *
+ * A task-creating answer is read in both shapes seen in use: the extension's (`resultType: "task"`
+ * beside a `taskId`) and the 2025-11-25 experimental one (a `task` object holding the `taskId`).
+ * Everything read from an answer is bounded: a task id over 1024 characters is no task id.
+ */
+import type { ProbeContext } from '../define.js';
+import type { Exchange, IdentityName, ToolInfo } from '../types.js';
+import { makeCanary } from '../evidence/markers.js';
+import { describe, resultTypeOf } from '../trials/rounds.js';
+import { argumentsFor, callableTools } from './schema.js';
+
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** Most tools tried when looking for one that answers with a task. */
+export const MAX_MAKER_TRIES = 6;
+const MAX_TASK_ID = 1024;
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The task id a result names, when it is a task-creating answer. */
+export function taskIdOf(exchange: Exchange): string | undefined {
+  const o = exchange.outcome;
+  if (o.kind !== 'result') return undefined;
+  const r = o.result;
+  const nested = isRecord(r['task']) ? r['task']['taskId'] : undefined;
+  const id = resultTypeOf(r) === 'task' ? (r['taskId'] ?? nested) : nested;
+  return typeof id === 'string' && id.length > 0 && id.length <= MAX_TASK_ID ? id : undefined;
+}
+
+/** Whether the server declares tasks, and the exchange that says so. */
+export async function declaresTasks(
+  ctx: ProbeContext,
+): Promise<{ declared: boolean; exchange: Exchange }> {
+  const exchange = await ctx.request('server/discover', {}, { identity: 'A', label: 'discover' });
+  const o = exchange.outcome;
+  const caps =
+    o.kind === 'result' && isRecord(o.result['capabilities']) ? o.result['capabilities'] : {};
+  const extensions = isRecord(caps['extensions']) ? caps['extensions'] : {};
+  // The extension's negotiation, or the 2025-11-25 experimental `capabilities.tasks`.
+  return { declared: TASKS_EXTENSION in extensions || isRecord(caps['tasks']), exchange };
+}
+
+/** A tool that answers with a task, and how to call it again. */
+export interface TaskMaker {
+  readonly tool: ToolInfo;
+  /** Create a task as `who` with `canary` in the tool's free-form strings. */
+  create(who: IdentityName, label: string, canary?: string): Promise<CreatedTask>;
+}
+
+/** One creation: the task id (absent when the answer was no task) and its exchange. */
+export interface CreatedTask {
+  readonly taskId?: string;
+  readonly canary: string;
+  readonly exchange: Exchange;
+}
+
+function makerOf(ctx: ProbeContext, tool: ToolInfo): TaskMaker {
+  return {
+    tool,
+    async create(who, label, canary = makeCanary(`task-${who.toLowerCase()}`)) {
+      const args = argumentsFor(tool.inputSchema, { canary, boolean: false });
+      const exchange = await ctx.request(
+        'tools/call',
+        { name: tool.name, arguments: args },
+        { identity: who, label },
+      );
+      const taskId = taskIdOf(exchange);
+      return taskId === undefined ? { canary, exchange } : { taskId, canary, exchange };
+    },
+  };
+}
+
+/** What looking for a task-creating tool found: the maker and A's first task, or what was tried. */
+export type FoundMaker =
+  | { readonly maker: TaskMaker; readonly first: CreatedTask & { taskId: string } }
+  | { readonly maker?: undefined; readonly tried: readonly string[]; readonly callable: number };
+
+/**
+ * Call the callable tools as A, up to {@link MAX_MAKER_TRIES}, until one answers with a task.
+ * Tools whose name or description speaks of tasks, jobs, exports or long-running work go first.
+ */
+export async function findTaskMaker(ctx: ProbeContext): Promise<FoundMaker> {
+  const callable = callableTools(ctx.protocol.tools, ctx.includeDestructive);
+  const hint = (t: ToolInfo): number =>
+    /task|job|export|long|async|background|poll|queue/i.test(`${t.name} ${t.description ?? ''}`)
+      ? 0
+      : 1;
+  const ordered = [...callable].sort((a, b) => hint(a) - hint(b));
+  const tried: string[] = [];
+  for (const tool of ordered.slice(0, MAX_MAKER_TRIES)) {
+    const maker = makerOf(ctx, tool);
+    const first = await maker.create('A', `A creates a task with ${tool.name}`);
+    if (first.taskId !== undefined) return { maker, first: { ...first, taskId: first.taskId } };
+    tried.push(`${tool.name} (${describe(first.exchange)})`);
+  }
+  return { tried, callable: callable.length };
+}
+
+/** Send task method `method` on `taskId` as `who`. */
+export function taskRequest(
+  ctx: ProbeContext,
+  method: string,
+  taskId: string,
+  who: IdentityName,
+  label: string,
+  extra: Record<string, unknown> = {},
+): Promise<Exchange> {
+  return ctx.request(method, { ...extra, taskId }, { identity: who, label });
+}
+
+/** The server does not speak this method (as opposed to refusing this task). */
+export function notOffered(exchange: Exchange): boolean {
+  const o = exchange.outcome;
+  return o.kind === 'error' && o.code === -32601;
+}
