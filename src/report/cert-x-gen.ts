@@ -72,6 +72,9 @@ export const PROBE_CWES: Readonly<Record<string, readonly string[]>> = {
   'transport/origin': ['CWE-346'],
   // A session id honoured for whoever presents it is a user-controlled key that authorizes.
   'session/cross-principal': ['CWE-639'],
+  // A task id honoured for another principal; ids that can be predicted, or answer as an oracle.
+  'handle/task-cross-principal': ['CWE-639'],
+  'handle/task-guessable': ['CWE-330', 'CWE-203'],
 };
 
 /** Longest `evidence.response` of a finding, in UTF-16 units (the seed template's cut). */
