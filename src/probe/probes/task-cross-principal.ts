@@ -1,6 +1,6 @@
 import { HANDLE_HIJACKING, TASKS_SECURITY } from '../references.js';
-import { defineProbe, errored, skipped } from '../define.js';
-import { declaresTasks, findTaskMaker } from '../surface/tasks.js';
+import { defineProbe, errored } from '../define.js';
+import { taskMakerOrEnd } from '../surface/tasks.js';
 import { tryTaskPair } from '../trials/task-trial.js';
 import { report } from '../trials/trial.js';
 
@@ -37,19 +37,8 @@ export default defineProbe({
   references: [TASKS_SECURITY, HANDLE_HIJACKING],
   maxCalls: 40,
   async run(ctx) {
-    const { declared } = await declaresTasks(ctx);
-    if (!declared)
-      return skipped('precondition: the server declares no tasks (server/discover capabilities)');
-    const found = await findTaskMaker(ctx);
-    if (found.maker === undefined) {
-      if (found.callable === 0)
-        return skipped(
-          'the server declares tasks, but no tool is callable without --include-destructive',
-        );
-      return errored(
-        `the server declares tasks, but no tool answered with one (tried ${found.tried.join(', ')})`,
-      );
-    }
+    const found = await taskMakerOrEnd(ctx);
+    if (!('maker' in found)) return found;
     ctx.control('taskCreated', {
       held: true,
       expected: 'A creates a task',

@@ -1,6 +1,6 @@
 import { TASKS_SECURITY } from '../references.js';
-import { confirmed, defineProbe, errored, refuted, skipped } from '../define.js';
-import { declaresTasks, findTaskMaker, taskRequest } from '../surface/tasks.js';
+import { confirmed, defineProbe, errored, refuted } from '../define.js';
+import { taskMakerOrEnd, taskRequest } from '../surface/tasks.js';
 import { describe, readOutcome } from '../trials/rounds.js';
 import { clockParts, MIN_ID_BITS, predictNext, varyingBits } from '../trials/task-ids.js';
 import { forgedTaskId } from '../trials/task-trial.js';
@@ -34,19 +34,8 @@ export default defineProbe({
   references: [TASKS_SECURITY],
   maxCalls: 24,
   async run(ctx) {
-    const { declared } = await declaresTasks(ctx);
-    if (!declared)
-      return skipped('precondition: the server declares no tasks (server/discover capabilities)');
-    const found = await findTaskMaker(ctx);
-    if (found.maker === undefined) {
-      if (found.callable === 0)
-        return skipped(
-          'the server declares tasks, but no tool is callable without --include-destructive',
-        );
-      return errored(
-        `the server declares tasks, but no tool answered with one (tried ${found.tried.join(', ')})`,
-      );
-    }
+    const found = await taskMakerOrEnd(ctx);
+    if (!('maker' in found)) return found;
     const ids = [found.first.taskId];
     for (const n of [2, 3]) {
       const made = await found.maker.create('A', `A creates task ${n}`);

@@ -7,7 +7,7 @@
  * beside a `taskId`) and the 2025-11-25 experimental one (a `task` object holding the `taskId`).
  * Everything read from an answer is bounded: a task id over 1024 characters is no task id.
  */
-import type { ProbeContext } from '../define.js';
+import { errored, skipped, type ProbeContext, type ProbeDecision } from '../define.js';
 import type { Exchange, IdentityName, ToolInfo } from '../types.js';
 import { makeCanary } from '../evidence/markers.js';
 import { describe, resultTypeOf } from '../trials/rounds.js';
@@ -99,6 +99,28 @@ export async function findTaskMaker(ctx: ProbeContext): Promise<FoundMaker> {
     tried.push(`${tool.name} (${describe(first.exchange)})`);
   }
   return { tried, callable: callable.length };
+}
+
+/**
+ * What every task probe starts with: the server declares tasks, and a tool answered A with one.
+ * Otherwise the decision to end with: skipped when the extension is absent or no tool may be
+ * called, errored when tools were tried and none answered with a task.
+ */
+export async function taskMakerOrEnd(
+  ctx: ProbeContext,
+): Promise<Extract<FoundMaker, { maker: TaskMaker }> | ProbeDecision> {
+  const { declared } = await declaresTasks(ctx);
+  if (!declared)
+    return skipped('precondition: the server declares no tasks (server/discover capabilities)');
+  const found = await findTaskMaker(ctx);
+  if (found.maker !== undefined) return found;
+  if (found.callable === 0)
+    return skipped(
+      'the server declares tasks, but no tool is callable without --include-destructive',
+    );
+  return errored(
+    `the server declares tasks, but no tool answered with one (tried ${found.tried.join(', ')})`,
+  );
 }
 
 /** Send task method `method` on `taskId` as `who`. */
