@@ -56,6 +56,8 @@ export interface CommonScanArgs {
   readonly allowMintedInRisky: boolean;
   readonly timeoutMs: number;
   readonly deadlineMs: number;
+  /** `--serial`: the probes one after another, in registry order (for debugging). */
+  readonly serial: boolean;
   readonly startupTimeoutMs: number;
   readonly maxAnswerBytes: number;
   /** `--expiry-wait`, in ms. */
@@ -101,6 +103,7 @@ export const SCAN_OPTIONS = {
   'allow-minted-in-risky': { type: 'boolean' },
   timeout: { type: 'string' },
   deadline: { type: 'string' },
+  serial: { type: 'boolean' },
   'startup-timeout': { type: 'string' },
   'max-answer-bytes': { type: 'string' },
   'expiry-wait': { type: 'string' },
@@ -335,6 +338,7 @@ export function parseScanArgs(
     allowUndecided: values['allow-undecided'] ?? false,
     timeoutMs: duration('timeout', values.timeout, SCAN_DEFAULTS.timeoutMs),
     deadlineMs: duration('deadline', values.deadline, SCAN_DEFAULTS.deadlineMs),
+    serial: values.serial ?? false,
     startupTimeoutMs: duration(
       'startup-timeout',
       values['startup-timeout'],

@@ -138,6 +138,7 @@ export function sharedScanConfig(args: CommonScanArgs): SharedScanConfig {
     allowMintedInRisky: args.allowMintedInRisky,
     timeoutMs: args.timeoutMs,
     deadlineMs: args.deadlineMs,
+    serial: args.serial,
     startupTimeoutMs: args.startupTimeoutMs,
     maxAnswerBytes: args.maxAnswerBytes,
     settings: args.expiryWaitMs === undefined ? {} : { expiryWaitMs: args.expiryWaitMs },

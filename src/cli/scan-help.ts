@@ -83,6 +83,9 @@ Limits (a number and a unit: 500ms, 30s, 2m, 1h; decimals such as 2.5s work):
   --deadline <duration>        whole scan (default ${SCAN_DEFAULTS.deadlineMs / 1000}s), e.g. --deadline 2m; the
                                scan ends within it plus ${STDIO_CLOSE_GRACE_MS / 1000}s to stop a stdio target's
                                processes
+  --serial                     run the probes one after another in registry order, as
+                               before they ran side by side (for debugging; verdicts are
+                               the same, the scan is slower)
   --startup-timeout <duration> stdio: how long the child may take to give its first answer
                                (default ${SCAN_DEFAULTS.startupTimeoutMs / 1000}s; within the deadline)
   --max-answer-bytes <n>       largest answer read (default ${SCAN_DEFAULTS.maxAnswerBytes})

@@ -36,6 +36,14 @@ export interface ProbeSettings {
   readonly ablate?: { readonly noise?: boolean; readonly reflection?: boolean };
 }
 
+/**
+ * What a probe shares with other probes on the target beyond its own flows, so the runner knows what
+ * it cannot run beside (`schedule.ts`). `sessions`: it opens or ends the identities' sessions, which
+ * every probe runs in, so it runs alone; `task-ids`: it creates tasks or reads how the server numbers
+ * them, which another probe's tasks would move; `waits`: it waits on purpose, and waits are ordered.
+ */
+export type Touch = 'sessions' | 'task-ids' | 'waits';
+
 /** A probe's own conclusion, before the runner applies the controls. */
 export interface ProbeDecision {
   readonly verdict: Verdict;
@@ -105,6 +113,8 @@ export interface Probe {
   readonly runsOnLegacy?: true;
   /** The probe talks to the peer too: the scan opens it (when given) before the probe runs. */
   readonly usesPeer?: true;
+  /** What the probe shares with others beyond its own flows (see {@link Touch}); none when absent. */
+  readonly touches?: readonly Touch[];
   /** Time this probe spends waiting on purpose (ms), added to its time cap and the scan deadline. */
   waitMs?(settings: ProbeSettings): number;
   run(ctx: ProbeContext): Promise<ProbeDecision>;

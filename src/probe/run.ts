@@ -19,6 +19,7 @@ import type {
   LegacySessions,
   Observation,
   ProbeResult,
+  RequestOptions,
   ToolInfo,
   Verdict,
 } from './types.js';
@@ -56,6 +57,8 @@ export interface ProbeRunOptions {
   readonly heldBack?: boolean;
   /** Told once the probe reads what discovery found (a probe that does may run again later). */
   readonly onSurfaceRead?: () => void;
+  /** The scan's deadline: once it passes, the probe sends nothing more. */
+  readonly deadline?: AbortSignal;
 }
 
 /** A surface with nothing on it. */
@@ -66,128 +69,160 @@ const SETTLE_MS = 500;
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
-/** Runs one probe against an open, modern session and returns its result. Never throws. */
-export async function runProbe(
-  probe: Probe,
-  session: EngineSession,
-  options: ProbeRunOptions,
-): Promise<ProbeResult> {
+/** What one probe run records, and where it stands. */
+interface Recorder {
+  readonly probe: Probe;
+  readonly session: EngineSession;
+  readonly options: ProbeRunOptions;
+  readonly capName: string;
+  readonly stop: AbortController;
+  readonly evidence: Evidence[];
+  readonly controls: Record<string, ControlResult>;
+  readonly observations: Observation[];
+  calls: number;
+  inFlight: string | undefined;
+  lastRecorded: Promise<unknown> | undefined;
+  /** Set once the result is built: a late exchange no longer joins its evidence. */
+  finished: boolean;
+  surfaceRead: boolean;
+}
+
+/** A refusal to send, kept as a note: the budget, a blocked call, or the cap. */
+function refuse(
+  rec: Recorder,
+  failure: 'budget' | 'blocked' | 'deadline',
+  detail: string,
+): Exchange {
+  const note = noteEvidence(rec.options.redactor, `not sent: ${detail}`);
+  if (!rec.finished) rec.evidence.push(note);
+  return { outcome: { kind: 'failure', failure, detail }, evidence: note };
+}
+
+/** Why `what` may not be sent now (the cap passed, the budget spent), as the refusal; else none. */
+function overLimit(rec: Recorder, what: string): Exchange | undefined {
+  if (rec.finished || rec.stop.signal.aborted)
+    return refuse(rec, 'deadline', `${what}: ${rec.capName} has passed`);
+  const deadline = rec.options.deadline;
+  if (deadline?.aborted === true)
+    return refuse(rec, 'deadline', `${what}: ${message(deadline.reason)}`);
+  if (rec.calls >= rec.probe.maxCalls)
+    return refuse(
+      rec,
+      'budget',
+      `${what}: the probe's budget of ${rec.probe.maxCalls} calls is spent`,
+    );
+  return undefined;
+}
+
+/** Counts one exchange that is not a JSON-RPC request, or refuses it like `request` does. */
+function admit(rec: Recorder, what: string): Exchange | undefined {
+  const refused = overLimit(rec, what);
+  if (refused === undefined) rec.calls++;
+  return refused;
+}
+
+function keep<T extends { evidence: Evidence }>(rec: Recorder, x: T): T {
+  if (!rec.finished) rec.evidence.push(x.evidence);
+  return x;
+}
+
+/** A legacy HTTP server's sessions, counted and recorded like requests. */
+function legacySessions(rec: Recorder): LegacySessions | undefined {
+  const legacy = rec.session.sessions;
+  if (legacy === undefined || rec.session.protocol.era !== 'legacy') return undefined;
+  const { signal } = rec.stop;
+  return {
+    idOf: (identity) => legacy.idOf(identity),
+    open: async (identity, label) =>
+      admit(rec, `initialize '${label}' as ${identity}`) ??
+      keep(rec, await legacy.open(identity, label, signal)),
+    terminate: async (identity, label) =>
+      admit(rec, `DELETE '${label}' as ${identity}`) ??
+      keep(rec, await legacy.terminate(identity, label, signal)),
+    async listen(o) {
+      const refused = admit(rec, `GET '${o.label}' as ${o.identity}`);
+      if (refused !== undefined)
+        return { events: [], end: 'failure', detail: 'not sent', evidence: refused.evidence };
+      return keep(
+        rec,
+        await legacy.listen({
+          ...o,
+          signal: o.signal ? AbortSignal.any([o.signal, signal]) : signal,
+        }),
+      );
+    },
+  };
+}
+
+/** One JSON-RPC request of the probe: refused past a limit or to a blocked tool, else recorded. */
+async function send(
+  rec: Recorder,
+  method: string,
+  params: Record<string, unknown>,
+  opts: RequestOptions,
+): Promise<Exchange> {
+  const { session, options } = rec;
+  const what = `${method} '${opts.label}' as ${opts.identity}`;
+  const refused = overLimit(rec, what);
+  if (refused !== undefined) return refused;
+  let calledTool: ToolInfo | undefined;
+  if (method === 'tools/call') {
+    // Stryker disable next-line StringLiteral: any name no tool has reads alike ('' is one).
+    const name = typeof params.name === 'string' ? params.name : '';
+    calledTool = session.protocol.tools.find((t) => t.name === name);
+    // Defence in depth: probes filter with the same rule; this catches a probe bug.
+    const refusal = callRefusal(calledTool, name, params.arguments, options);
+    if (refusal !== undefined) return refuse(rec, 'blocked', `${what}: ${refusal}`);
+  }
+  const peer = options.peer;
+  const to =
+    opts.via !== 'peer' ? session : peer !== undefined && !('problem' in peer) ? peer : undefined;
+  if (to === undefined) return refuse(rec, 'blocked', `${what}: no peer is open`);
+  rec.calls++;
+  rec.inFlight = what;
+  const signal = opts.signal ? AbortSignal.any([opts.signal, rec.stop.signal]) : rec.stop.signal;
+  const label = opts.via === 'peer' ? `peer: ${opts.label}` : opts.label;
+  // Where each value of the answer came from: a call of a tool that does not only read may
+  // have created it (see `tool-risk.ts`); a first round of the same call twice tells.
+  const source =
+    method === 'tools/call'
+      ? {
+          ...(calledTool === undefined ? {} : { tool: calledTool }),
+          args: params.arguments,
+          fresh: params.requestState === undefined && params.inputResponses === undefined,
+        }
+      : { args: params };
+  const recorded = to.request(method, params, { ...opts, label, signal }).then((exchange) => {
+    rec.inFlight = undefined;
+    options.minted?.learn(exchange.outcome, source);
+    if (!rec.finished) rec.evidence.push(exchange.evidence);
+    return exchange;
+  });
+  rec.lastRecorded = recorded;
+  return recorded;
+}
+
+/** The probe's view of the run: every request and record goes through `rec`. */
+function contextOf(rec: Recorder): ProbeContext {
+  const { session, options } = rec;
   const { redactor } = options;
-  const started = performance.now();
-  const evidence: Evidence[] = [];
-  const controls: Record<string, ControlResult> = {};
-  const observations: Observation[] = [];
-  const capName = options.capName ?? `the probe's time cap (${options.capMs} ms)`;
-  const stop = new AbortController();
-  let calls = 0;
-  let inFlight: string | undefined;
-  let lastRecorded: Promise<unknown> | undefined;
-  let finished = false;
-  let surfaceRead = false;
-
-  const refuse = (failure: 'budget' | 'blocked' | 'deadline', detail: string): Exchange => {
-    const note = noteEvidence(redactor, `not sent: ${detail}`);
-    if (!finished) evidence.push(note);
-    return { outcome: { kind: 'failure', failure, detail }, evidence: note };
-  };
-
-  /** Counts one exchange that is not a JSON-RPC request, or refuses it like `request` does. */
-  const admit = (what: string): Exchange | undefined => {
-    if (finished || stop.signal.aborted)
-      return refuse('deadline', `${what}: ${capName} has passed`);
-    if (calls >= probe.maxCalls)
-      return refuse('budget', `${what}: the probe's budget of ${probe.maxCalls} calls is spent`);
-    calls++;
-    return undefined;
-  };
-  const keep = <T extends { evidence: Evidence }>(x: T): T => {
-    if (!finished) evidence.push(x.evidence);
-    return x;
-  };
-  const legacy = session.sessions;
-  const sessions: LegacySessions | undefined =
-    legacy === undefined || session.protocol.era !== 'legacy'
-      ? undefined
-      : {
-          idOf: (identity) => legacy.idOf(identity),
-          open: async (identity, label) =>
-            admit(`initialize '${label}' as ${identity}`) ??
-            keep(await legacy.open(identity, label, stop.signal)),
-          terminate: async (identity, label) =>
-            admit(`DELETE '${label}' as ${identity}`) ??
-            keep(await legacy.terminate(identity, label, stop.signal)),
-          async listen(o) {
-            const refused = admit(`GET '${o.label}' as ${o.identity}`);
-            if (refused !== undefined)
-              return { events: [], end: 'failure', detail: 'not sent', evidence: refused.evidence };
-            const signal = o.signal ? AbortSignal.any([o.signal, stop.signal]) : stop.signal;
-            return keep(await legacy.listen({ ...o, signal }));
-          },
-        };
-
-  const ctx: ProbeContext = {
+  const sessions = legacySessions(rec);
+  return {
     transport: session.transport,
     ...(sessions === undefined ? {} : { sessions }),
     protocol: session.protocol,
     includeDestructive: options.includeDestructive,
     get surface() {
-      surfaceRead = true;
+      rec.surfaceRead = true;
       return options.surface ?? EMPTY_SURFACE;
     },
     settings: options.settings ?? {},
     ...(options.peer === undefined
       ? {}
       : { peer: 'problem' in options.peer ? { problem: options.peer.problem } : {} }),
-    async request(method, params, opts) {
-      const what = `${method} '${opts.label}' as ${opts.identity}`;
-      if (finished || stop.signal.aborted)
-        return refuse('deadline', `${what}: ${capName} has passed`);
-      if (calls >= probe.maxCalls) {
-        return refuse('budget', `${what}: the probe's budget of ${probe.maxCalls} calls is spent`);
-      }
-      let calledTool: ToolInfo | undefined;
-      if (method === 'tools/call') {
-        // Stryker disable next-line StringLiteral: any name no tool has reads alike ('' is one).
-        const name = typeof params.name === 'string' ? params.name : '';
-        const tool = session.protocol.tools.find((t) => t.name === name);
-        calledTool = tool;
-        // Defence in depth: probes filter with the same rule; this catches a probe bug.
-        const refusal = callRefusal(tool, name, params.arguments, options);
-        if (refusal !== undefined) return refuse('blocked', `${what}: ${refusal}`);
-      }
-      const peer = options.peer;
-      const to =
-        opts.via !== 'peer'
-          ? session
-          : peer !== undefined && !('problem' in peer)
-            ? peer
-            : undefined;
-      if (to === undefined) return refuse('blocked', `${what}: no peer is open`);
-      calls++;
-      inFlight = what;
-      const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
-      const label = opts.via === 'peer' ? `peer: ${opts.label}` : opts.label;
-      // Where each value of the answer came from: a call of a tool that does not only read may
-      // have created it (see `tool-risk.ts`); a first round of the same call twice tells.
-      const source =
-        method === 'tools/call'
-          ? {
-              ...(calledTool === undefined ? {} : { tool: calledTool }),
-              args: params.arguments,
-              fresh: params.requestState === undefined && params.inputResponses === undefined,
-            }
-          : { args: params };
-      const recorded = to.request(method, params, { ...opts, label, signal }).then((exchange) => {
-        inFlight = undefined;
-        options.minted?.learn(exchange.outcome, source);
-        if (!finished) evidence.push(exchange.evidence);
-        return exchange;
-      });
-      lastRecorded = recorded;
-      return recorded;
-    },
+    request: (method, params, opts) => send(rec, method, params, opts),
     control(id, result) {
-      controls[id] = {
+      rec.controls[id] = {
         held: result.held === true,
         expected: redactor.string(String(result.expected)),
         observed: redactor.string(String(result.observed)),
@@ -195,29 +230,32 @@ export async function runProbe(
     },
     observe(label, detail) {
       const o = { label: redactor.string(label), detail: redactor.string(detail) };
-      if (!observations.some((x) => x.label === o.label && x.detail === o.detail))
-        observations.push(o);
+      if (!rec.observations.some((x) => x.label === o.label && x.detail === o.detail))
+        rec.observations.push(o);
     },
     note(text) {
-      if (!finished) evidence.push(noteEvidence(redactor, text));
+      if (!rec.finished) rec.evidence.push(noteEvidence(redactor, text));
     },
     identityOf: (value) => redactor.identityOf(value),
   };
+}
 
+/** The probe's own decision, within its cap; an exception or an invalid verdict is `errored`. */
+async function decide(rec: Recorder, ctx: ProbeContext): Promise<ProbeDecision> {
   let timer: NodeJS.Timeout | undefined;
   const capped = new Promise<ProbeDecision>((resolve) => {
     timer = setTimeout(
       () => {
-        const waiting = inFlight ? `; still waiting on ${inFlight}` : '';
-        stop.abort(new AbortCause('deadline', `${capName} passed`));
-        resolve({ verdict: 'errored', reason: `did not finish within ${capName}${waiting}` });
+        const waiting = rec.inFlight ? `; still waiting on ${rec.inFlight}` : '';
+        rec.stop.abort(new AbortCause('deadline', `${rec.capName} passed`));
+        resolve({ verdict: 'errored', reason: `did not finish within ${rec.capName}${waiting}` });
       },
-      Math.max(0, options.capMs),
+      Math.max(0, rec.options.capMs),
     );
   });
   let decision: ProbeDecision;
   try {
-    decision = await Promise.race([probe.run(ctx), capped]);
+    decision = await Promise.race([rec.probe.run(ctx), capped]);
     if (!decision || !(VERDICTS as readonly string[]).includes(decision.verdict)) {
       decision = { verdict: 'errored', reason: 'the probe returned no valid verdict' };
     }
@@ -226,28 +264,37 @@ export async function runProbe(
   } finally {
     clearTimeout(timer);
     // A no-op when the cap already aborted it: the cap's cause stays.
-    stop.abort(new AbortCause('deadline', `${probe.id} has finished`));
+    rec.stop.abort(new AbortCause('deadline', `${rec.probe.id} has finished`));
   }
   // Stryker disable next-line ConditionalExpression,LogicalOperator: waiting on a settled or no request returns at once.
-  if (inFlight !== undefined && lastRecorded !== undefined) {
+  if (rec.inFlight !== undefined && rec.lastRecorded !== undefined) {
     // The cap aborted a request in flight. The abort settles it promptly; wait for that (bounded),
     // so its exchange, the evidence of what did not answer, is kept and not dropped by a race.
     let settle: NodeJS.Timeout | undefined;
     const grace = new Promise((resolve) => (settle = setTimeout(resolve, SETTLE_MS)));
-    await Promise.race([lastRecorded, grace]);
+    await Promise.race([rec.lastRecorded, grace]);
     clearTimeout(settle);
   }
+  return decision;
+}
 
+/**
+ * The verdict the runner gives: a skip after reading the surface names the tools left alone; a
+ * confirmed or refuted verdict drawn while a control did not hold is `errored`, naming it.
+ */
+function verdictOf(rec: Recorder, decision: ProbeDecision): { verdict: Verdict; reason: string } {
+  const { options, session } = rec;
   let verdict: Verdict = decision.verdict;
   let reason = String(decision.reason);
-  if (surfaceRead) options.onSurfaceRead?.();
   // A probe that looked for something to test and found nothing says which tools were left alone:
   // they may be what it needed, and the user can opt in.
-  if (verdict === 'skipped' && surfaceRead && options.heldBack !== true)
+  if (verdict === 'skipped' && rec.surfaceRead && options.heldBack !== true)
     reason += leftAloneNote(session.protocol.tools, options.includeDestructive);
-  const failed = Object.entries(controls).filter(([, c]) => !c.held);
+  const failed = Object.entries(rec.controls).filter(([, c]) => !c.held);
   if ((verdict === 'confirmed' || verdict === 'refuted') && failed.length > 0) {
-    evidence.push(noteEvidence(redactor, `the probe's own reading was ${verdict}: ${reason}`));
+    rec.evidence.push(
+      noteEvidence(options.redactor, `the probe's own reading was ${verdict}: ${reason}`),
+    );
     const [first] = failed;
     const [id, c] = first!;
     const more =
@@ -260,33 +307,68 @@ export async function runProbe(
     verdict = 'errored';
     reason = `control ${id} did not hold: expected ${c.expected}; observed ${c.observed}${more}`;
   }
-  const stderr = session.takeStderr();
-  if (stderr.length > 0) evidence.push(stderrEvidence(redactor, stderr));
-  if (evidence.length === 0) {
-    // A probe that decided without a call of its own (nothing discovered for it) still says what
-    // it read: a verdict with no evidence at all could not be checked by anyone reading the report.
-    const names = session.protocol.tools.map((t) => t.name);
-    const shown = names.slice(0, 20).join(', ') + (names.length > 20 ? ', …' : '');
-    const listed = names.length === 0 ? 'no tools' : `${names.length} tool(s): ${shown}`;
-    const surveyed = options.surface
-      ? `; discovery (its exchanges are in the report's surface section) tried: ${options.surface.tried.join(', ') || 'nothing'}`
-      : '';
-    evidence.push(
-      noteEvidence(redactor, `decided without a call; tools/list named ${listed}${surveyed}`),
-    );
-  }
-  finished = true;
+  return { verdict, reason };
+}
 
+/**
+ * The evidence closes with the stderr the run drew; a probe that decided without a call of its own
+ * (nothing discovered for it) still says what it read: a verdict with no evidence at all could not
+ * be checked by anyone reading the report.
+ */
+function closeEvidence(rec: Recorder): void {
+  const { session, options, evidence } = rec;
+  const stderr = session.takeStderr();
+  if (stderr.length > 0) evidence.push(stderrEvidence(options.redactor, stderr));
+  if (evidence.length > 0) return;
+  const names = session.protocol.tools.map((t) => t.name);
+  const shown = names.slice(0, 20).join(', ') + (names.length > 20 ? ', …' : '');
+  const listed = names.length === 0 ? 'no tools' : `${names.length} tool(s): ${shown}`;
+  const surveyed = options.surface
+    ? `; discovery (its exchanges are in the report's surface section) tried: ${options.surface.tried.join(', ') || 'nothing'}`
+    : '';
+  evidence.push(
+    noteEvidence(options.redactor, `decided without a call; tools/list named ${listed}${surveyed}`),
+  );
+}
+
+/** Runs one probe against an open, modern session and returns its result. Never throws. */
+export async function runProbe(
+  probe: Probe,
+  session: EngineSession,
+  options: ProbeRunOptions,
+): Promise<ProbeResult> {
+  const started = performance.now();
+  const rec: Recorder = {
+    probe,
+    session,
+    options,
+    capName: options.capName ?? `the probe's time cap (${options.capMs} ms)`,
+    stop: new AbortController(),
+    evidence: [],
+    controls: {},
+    observations: [],
+    calls: 0,
+    inFlight: undefined,
+    lastRecorded: undefined,
+    finished: false,
+    surfaceRead: false,
+  };
+  const decision = await decide(rec, contextOf(rec));
+  if (rec.surfaceRead) options.onSurfaceRead?.();
+  const { verdict, reason } = verdictOf(rec, decision);
+  closeEvidence(rec);
+  rec.finished = true;
   return {
-    ...centralResult(probe, verdict, reason, evidence, redactor),
+    ...centralResult(probe, verdict, reason, rec.evidence, options.redactor),
     // A finding may weigh less than the probe's worst case (an existence oracle alone); a result
     // that is no finding keeps the probe's severity, so a rule reads the same on every run.
     ...(verdict === 'confirmed' && decision.severity !== undefined
       ? { severity: decision.severity }
       : {}),
-    controls,
-    observations,
+    controls: rec.controls,
+    observations: rec.observations,
     ms: Math.round(performance.now() - started),
+    requests: rec.calls,
   };
 }
 

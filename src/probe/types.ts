@@ -292,6 +292,8 @@ export interface ProbeResult {
   readonly observations: Observation[];
   readonly evidence: Evidence[];
   readonly ms: number;
+  /** Requests the probe sent (every run of it, when it ran again); absent on a result never run. */
+  readonly requests?: number;
 }
 
 /** The canonical report; JSON output is exactly this, other formats are projections. */
@@ -326,6 +328,16 @@ export interface RunReport {
   readonly problem?: string;
   /** Present only when the scan ran with `--baseline`. */
   readonly baseline?: BaselineSummary;
+  /**
+   * Requests the scan sent: opening the target (and the peer), discovery, and the probes (each
+   * probe's own are in its result). Absent on a report made before they were counted.
+   */
+  readonly requests?: {
+    readonly total: number;
+    readonly opening: number;
+    readonly survey: number;
+    readonly probes: number;
+  };
   /** How many probes decided nothing (ended `skipped` or `errored`); all of them: nothing decided. */
   readonly undecided: number;
   readonly probes: ProbeResult[];

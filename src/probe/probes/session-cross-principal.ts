@@ -54,6 +54,7 @@ export default defineProbe({
   rationale: RATIONALE.trim(),
   references: [SESSION_HIJACKING, LEGACY_SESSION_MANAGEMENT],
   maxCalls: 24,
+  touches: ['sessions'],
   runsOnLegacy: true,
   async run(ctx) {
     if (ctx.transport !== 'http')

@@ -50,6 +50,7 @@ export default defineProbe({
   rationale: RATIONALE.trim(),
   references: [MRTR_EXPIRY],
   maxCalls: 12,
+  touches: ['waits'],
   waitMs: (settings) => settings.expiryWaitMs ?? 0,
   async run(ctx) {
     const wait = ctx.settings.expiryWaitMs;

@@ -36,6 +36,7 @@ export default defineProbe({
   rationale: RATIONALE.trim(),
   references: [TASKS_SECURITY, HANDLE_HIJACKING],
   maxCalls: 40,
+  touches: ['task-ids'],
   async run(ctx) {
     const found = await taskMakerOrEnd(ctx);
     if (!('maker' in found)) return found;

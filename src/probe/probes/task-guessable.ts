@@ -33,6 +33,7 @@ export default defineProbe({
   rationale: RATIONALE.trim(),
   references: [TASKS_SECURITY],
   maxCalls: 24,
+  touches: ['task-ids'],
   async run(ctx) {
     const found = await taskMakerOrEnd(ctx);
     if (!('maker' in found)) return found;

@@ -57,6 +57,7 @@ export default defineProbe({
   rationale: RATIONALE.trim(),
   references: [TRANSPORT_ORIGIN],
   maxCalls: 5,
+  touches: ['sessions'],
   runsOnLegacy: true,
   async run(ctx) {
     if (ctx.transport !== 'http')

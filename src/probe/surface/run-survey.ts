@@ -18,11 +18,18 @@ export const SURVEY = { id: 'surface/survey' } as const;
 // whole and what it did not reach is named, instead of being cut off mid-call.
 const MARGIN_MS = 2_000;
 
-/** Run discovery on `session`; what it found and the exchanges that found it. */
+/** What discovery found, the exchanges that found it, and how many requests it sent. */
+export interface Survey {
+  readonly map: SurfaceMap;
+  readonly evidence: Evidence[];
+  readonly requests: number;
+}
+
+/** Run discovery on `session`. */
 export async function runSurvey(
   session: EngineSession,
   options: Omit<ProbeRunOptions, 'surface'> & Pick<SurveyOptions, 'offers' | 'only'>,
-): Promise<{ map: SurfaceMap; evidence: Evidence[] }> {
+): Promise<Survey> {
   let map: SurfaceMap = EMPTY_SURFACE;
   const stopAt = performance.now() + options.capMs - Math.min(MARGIN_MS, options.capMs / 10);
   const probe = defineProbe({
@@ -47,5 +54,5 @@ export async function runSurvey(
     // Cut short (time cap, a thrown error): what it did not reach proves nothing.
     map = { ...map, failures: [...map.failures, `discovery did not finish: ${result.reason}`] };
   }
-  return { map, evidence: result.evidence };
+  return { map, evidence: result.evidence, requests: result.requests ?? 0 };
 }

@@ -79,7 +79,32 @@ describe('a whole scan', () => {
     }
   });
 
-  it('cuts a probe mid-flight at the deadline when only its calls hang', async () => {
+  it('cuts a probe mid-flight at the deadline when only its calls hang (serial: the next is not run)', async () => {
+    const server = await startHttpServer('modern', ({ message }) =>
+      message.method === 'tools/call' ? 'hang' : undefined,
+    );
+    try {
+      const report = await runScan({
+        target: { kind: 'http', url: server.url },
+        probes: [twoCalls, { ...twoCalls, id: 'test/second' }],
+        timeoutMs: 120_000,
+        deadlineMs: 1500,
+        serial: true,
+      });
+      expect(report.protocol.era).toBe('modern');
+      expect(report.probes.map((p) => p.verdict)).toEqual(['errored', 'errored']);
+      expect(JSON.stringify(report.probes[0]?.evidence)).toContain(
+        'deadline: the scan deadline (1500 ms, set by --deadline) passed',
+      );
+      expect(report.probes[1]?.reason).toContain(
+        'not run: the scan deadline (1500 ms, set by --deadline) passed',
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('cuts probes running side by side mid-flight at the deadline, and runs none again', async () => {
     const server = await startHttpServer('modern', ({ message }) =>
       message.method === 'tools/call' ? 'hang' : undefined,
     );
@@ -90,14 +115,16 @@ describe('a whole scan', () => {
         timeoutMs: 120_000,
         deadlineMs: 1500,
       });
-      expect(report.protocol.era).toBe('modern');
       expect(report.probes.map((p) => p.verdict)).toEqual(['errored', 'errored']);
-      expect(JSON.stringify(report.probes[0]?.evidence)).toContain(
-        'deadline: the scan deadline (1500 ms, set by --deadline) passed',
-      );
-      expect(report.probes[1]?.reason).toContain(
-        'not run: the scan deadline (1500 ms, set by --deadline) passed',
-      );
+      for (const probe of report.probes) {
+        expect(JSON.stringify(probe.evidence)).toContain(
+          'deadline: the scan deadline (1500 ms, set by --deadline) passed',
+        );
+        // Each sent its one call before the deadline; nothing ran again after it.
+        expect(probe.requests).toBe(1);
+        expect(probe.observations.map((o) => o.label)).not.toContain('run again alone');
+      }
+      expect(report.requests?.probes).toBe(2);
     } finally {
       await server.close();
     }

@@ -1,0 +1,93 @@
+/**
+ * The canonical {@link RunReport} of a scan, assembled from what its phases returned: every value a
+ * target sent passes the redactor here once more, as everywhere a report is built.
+ */
+import { undecidedCount } from './decided.js';
+import type { Redactor } from './evidence/evidence.js';
+import { recipeName, type SurfaceMap } from './surface/recipes.js';
+import { uncalledTools } from './surface/tool-risk.js';
+import type { Evidence, ProbeResult, ProtocolInfo, RunReport, TransportKind } from './types.js';
+import { packageVersion } from './version.js';
+
+/** How many requests `evidence` records (an exchange each; notes and stderr are none). */
+export function exchangesIn(evidence: readonly Evidence[]): number {
+  return evidence.filter((e) => e.kind === 'http' || e.kind === 'jsonrpc').length;
+}
+
+/** What discovery found, as the report shows it. */
+export function shownSurface(
+  found: { map: SurfaceMap; evidence: Evidence[] },
+  redactor: Redactor,
+): NonNullable<RunReport['surface']> {
+  return {
+    handles: found.map.handles.map((h) => redactor.string(recipeName(h))),
+    flows: found.map.flows.map((f) => redactor.string(f.subject)),
+    tried: found.map.tried.map((t) => redactor.string(t)),
+    ...(found.map.notReached === undefined
+      ? {}
+      : {
+          notReached: found.map.notReached.map((n) => ({
+            tool: redactor.string(n.tool),
+            why: redactor.string(n.why),
+          })),
+        }),
+    evidence: found.evidence,
+  };
+}
+
+/** What the report is made of. */
+export interface ReportParts {
+  readonly kind: TransportKind;
+  readonly includeDestructive: boolean;
+  readonly redactor: Redactor;
+  readonly display: string;
+  readonly protocol: ProtocolInfo;
+  readonly startedAt: string;
+  readonly ms: number;
+  readonly problem?: string;
+  readonly results: readonly ProbeResult[];
+  readonly surface?: RunReport['surface'];
+  /** Requests of the opening (the target's and the peer's) and of discovery. */
+  readonly opening: number;
+  readonly survey: number;
+}
+
+/** The report of a scan. */
+export function buildReport(parts: ReportParts): RunReport {
+  const { redactor, protocol, results } = parts;
+  const { tools, prompts, resources, resourceTemplates, deviations, ...rest } = protocol;
+  const shown = (list: readonly string[]): string[] => list.map((x) => redactor.string(x));
+  // Listed once per scan, whatever the probes tried: what the user would have to opt in to.
+  const uncalled = uncalledTools(tools, parts.includeDestructive).map((u) => ({
+    tool: redactor.string(u.tool),
+    why: redactor.string(u.why),
+    flag: u.flag,
+  }));
+  const probes = results.reduce((sum, r) => sum + (r.requests ?? 0), 0);
+  return {
+    schemaVersion: 1,
+    tool: { name: 'stateguard', version: packageVersion() },
+    target: { kind: parts.kind, display: parts.display },
+    protocol: {
+      ...rest,
+      toolNames: shown(tools.map((t) => t.name)),
+      ...(prompts.length > 0 ? { promptNames: shown(prompts.map((p) => p.name)) } : {}),
+      ...(resources.length > 0 ? { resources: shown(resources) } : {}),
+      ...(resourceTemplates.length > 0 ? { resourceTemplates: shown(resourceTemplates) } : {}),
+      ...(deviations.length > 0 ? { deviations: shown(deviations) } : {}),
+    },
+    ...(parts.surface === undefined ? {} : { surface: parts.surface }),
+    startedAt: parts.startedAt,
+    ms: parts.ms,
+    ...(parts.problem !== undefined ? { problem: redactor.string(parts.problem) } : {}),
+    requests: {
+      total: parts.opening + parts.survey + probes,
+      opening: parts.opening,
+      survey: parts.survey,
+      probes,
+    },
+    undecided: undecidedCount(results),
+    probes: [...results],
+    ...(uncalled.length > 0 ? { uncalled } : {}),
+  };
+}
