@@ -172,6 +172,36 @@ describe('input requests answered in the shape the server takes', () => {
   );
 });
 
+describe('changed states sharing a round 1', () => {
+  it('a state spent before it is checked makes the shared tries doubtful: they are sent again fresh, and the flaw is found', async () => {
+    const { report } = await scanServer({ burnFirst: true });
+    const tamper = probe(report, 'state/tamper');
+    expect(tamper.verdict, tamper.reason).toBe('confirmed');
+    const labels = tamper.evidence.map((e) => ('label' in e ? e.label : ''));
+    // The control found the shared state spent, and the tries after the first were sent again.
+    expect(labels.some((l) => l.startsWith('control: the state'))).toBe(true);
+    expect(labels.some((l) => l.endsWith('(again, from a fresh round 1)'))).toBe(true);
+  });
+
+  it('a state a refusal leaves as it was needs no try sent again', async () => {
+    const fixture = await startFixtureHttp({ mode: 'fixed' });
+    open.push(fixture);
+    const report = await runScan({
+      target: { kind: 'http', url: fixture.url },
+      probes: CORE.filter((p) => p.id === 'state/tamper'),
+    });
+    const tamper = probe(report, 'state/tamper');
+    expect(tamper.verdict, tamper.reason).toBe('refuted');
+    const labels = tamper.evidence.map((e) => ('label' in e ? e.label : ''));
+    expect(labels.some((l) => l.startsWith('control: the state'))).toBe(true);
+    expect(labels.some((l) => l.endsWith('(again, from a fresh round 1)'))).toBe(false);
+    // Fewer round 1s than tries: they were shared.
+    const round1s = labels.filter((l) => l.includes(': round 1 as A')).length;
+    const tries = labels.filter((l) => l.startsWith('changed requestState')).length;
+    expect(round1s).toBeLessThan(tries);
+  });
+});
+
 describe('a signed state bound to nobody', () => {
   it('passes the tamper check but is caught replaying across principals and requests', async () => {
     const fixture = await startFixtureHttp({ mode: 'signed-unbound' });

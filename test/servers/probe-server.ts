@@ -87,6 +87,12 @@ export interface ProbeServerOptions {
    */
   readonly exportOwnerOnly?: boolean;
   /**
+   * A single-use state spent before anything in it is checked (a ledger that burns first): each
+   * state carries a nonce, spent as soon as the state comes back; then the principal must be the
+   * caller's (else a tool error, the nonce gone all the same), and the label is trusted as given.
+   */
+  readonly burnFirst?: boolean;
+  /**
    * Workspace ids spell their record: base64url JSON of the owner and label. `open`: a read shows
    * what the id says, whatever it says (nothing is looked up). `signed`: the id carries a MAC, a
    * read of an id whose MAC fails is unknown, and the record shown is the one stored.
@@ -176,6 +182,12 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
   const issued = new Set<string>();
   const calls: Record<string, number> = {};
   const askedOnce = new Set<string>();
+  const nonces = new Set<string>();
+  const fresh = (): string => {
+    const nonce = randomBytes(8).toString('hex');
+    nonces.add(nonce);
+    return nonce;
+  };
   const readers = new Set<string>();
   let nextId = 0;
   const macKey = randomBytes(32);
@@ -333,6 +345,7 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
           label: ws.label,
           workspace_id: args['workspace_id'],
           step: 'confirm',
+          ...(options.burnFirst ? { nonce: fresh() } : {}),
         }),
       ).toString('base64url');
       issued.add(s);
@@ -365,6 +378,12 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
       >;
     } catch {
       return text('requestState is not decodable', true);
+    }
+    if (options.burnFirst) {
+      const nonce = decoded['nonce'];
+      if (nonce === undefined || !nonces.delete(nonce)) return text('unknown requestState', true);
+      if (decoded['principal'] !== principal) return text('not your state', true);
+      return text(`${name} done on ${decoded['label']}`);
     }
     const foreign =
       !issued.has(String(state)) ||

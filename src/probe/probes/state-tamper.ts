@@ -5,7 +5,6 @@ import {
   establish,
   establishedAs,
   readOutcome,
-  retryFresh,
   viewOf,
   type Resumed,
 } from '../trials/rounds.js';
@@ -21,6 +20,13 @@ import {
 } from '../trials/experiment.js';
 import { discoverFlows, noFlowReason, type FoundFlow } from '../trials/prepare.js';
 import { check, outOfBudget, report, startTrial, type Trial } from '../trials/trial.js';
+import { sharedTries, type SharedTry, type TryResult } from '../trials/shared-tries.js';
+
+/** One planned change: the round whose state it changes, and the mutation. */
+interface Planned {
+  readonly round: number;
+  readonly m: Mutation;
+}
 
 const RATIONALE = `
 A \`requestState\` round-trips through the client, so the specification calls it attacker-controlled
@@ -112,8 +118,10 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
       'the untouched flow again (what varies by itself)',
     ));
 
-  const random = await retryFresh(ctx, call, {
-    ...send,
+  // The tries share a round 1 while they are refused; the control at the end says whether that
+  // held (see shared-tries.ts), and the tries it does not back are sent again from a fresh one.
+  const shared = sharedTries(ctx, call, send);
+  const random = await shared.attempt({
     label: 'random blob of the same shape',
     change: randomSameShape,
   });
@@ -147,44 +155,39 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
   // the rest of the plan would only repeat the answer, so it stops (the budget is the other bound).
   let refusedAsRandom = 0;
   const randomView = randomReading === 'refused' ? refusalOf(random.resumed) : undefined;
-  for (const { round, m } of planned) {
-    if (refusedAsRandom >= WHOLE_CHECK_RUN) {
-      ctx.note(
-        `${WHOLE_CHECK_RUN} changes in a row were refused exactly as the random blob was; the remaining ${planned.length - tries} were not sent`,
-      );
-      break;
-    }
-    const r = await retryFresh(ctx, call, {
-      ...send,
-      label: `changed requestState${round > 1 ? ` of round ${round}` : ''}: ${m.label}`,
-      change: m.apply,
-      round,
-    });
+  const labelOf = ({ round, m }: Planned): string =>
+    `changed requestState${round > 1 ? ` of round ${round}` : ''}: ${m.label}`;
+  /** What one try's answer means: go on, stop trying, or the trial's decision. */
+  const consider = async (
+    { round, m }: Planned,
+    r: TryResult,
+    again: boolean,
+  ): Promise<'next' | 'stop' | Trial> => {
     if (outOfBudget(trial, r.round1) || (r.resumed && outOfBudget(trial, r.resumed.exchange)))
-      break;
+      return 'stop';
     if (r.resumed === undefined) {
       if (readOutcome(r.round1.outcome) === 'failure')
         noDecision ??= `round 1 before "${m.label}": ${describe(r.round1)}`;
-      continue;
+      return 'next';
     }
-    tries++;
+    if (!again) tries++;
     const { reading, exchange } = r.resumed;
     if (reading === 'failure') noDecision ??= `"${m.label}": ${describe(exchange)}`;
-    if (reading === 'refused' && randomView !== undefined)
+    if (reading === 'refused' && randomView !== undefined && !again)
       refusedAsRandom =
         differences(randomView, refusalOf(r.resumed)).length === 0 ? refusedAsRandom + 1 : 0;
-    if (reading !== 'accepted') continue;
+    if (reading !== 'accepted') return 'next';
     const { baseline, second } = await noise();
     const change = changedFrom(baseline, r.resumed);
     const planted =
       m.marker !== undefined && r.resumed.rounds.some((e) => shows(e.outcome, m.marker ?? ''));
     if (change.length === 0 && !planted) {
       noEffect.push(m.label);
-      continue;
+      return 'next';
     }
     if (second === undefined) {
       noDecision ??= `the untouched flow could not be repeated to learn what varies by itself, so the change after "${m.label}" proves nothing`;
-      continue;
+      return 'next';
     }
     reflection ??= await reflectionControl(
       ctx,
@@ -195,11 +198,11 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
     if (reflection.reflection === 'reflected') {
       // It shows back whatever it gets: every later change would be read the same way.
       reflected.push(m.label);
-      break;
+      return 'stop';
     }
     if (reflection.reflection === 'failure') {
       noDecision ??= `the reflection control drew no decision (${reflection.detail})`;
-      continue;
+      return 'next';
     }
     check(
       trial,
@@ -214,6 +217,32 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
         `${subject} acted on a changed requestState (${m.label}${round > 1 ? `, round ${round}'s state` : ''}): its answer changed (${showDifferences(change, 2)}), while a control canary in a field it never saw did not come back`,
       ),
     );
+  };
+  const planOf = new Map<SharedTry, Planned>();
+  let stopped = false;
+  for (const entry of planned) {
+    if (refusedAsRandom >= WHOLE_CHECK_RUN) {
+      ctx.note(
+        `${WHOLE_CHECK_RUN} changes in a row were refused exactly as the random blob was; the remaining ${planned.length - tries} were not sent`,
+      );
+      break;
+    }
+    const t: SharedTry = { label: labelOf(entry), change: entry.m.apply, round: entry.round };
+    planOf.set(t, entry);
+    const next = await consider(entry, await shared.attempt(t), false);
+    if (next === 'stop') {
+      stopped = true;
+      break;
+    }
+    if (next !== 'next') return next;
+  }
+  // The random blob is the first try on its round 1, never doubtful: only planned changes come back.
+  for (const redo of stopped ? [] : await shared.settle()) {
+    const entry = planOf.get(redo.t);
+    if (entry === undefined) continue;
+    const next = await consider(entry, redo.result, true);
+    if (next === 'stop') break;
+    if (next !== 'next') return next;
   }
   if (noDecision !== undefined)
     return done(errored(`a changed requestState drew no decision (${noDecision})`));
@@ -248,13 +277,13 @@ function refusalOf(resumed: Resumed): ReturnType<typeof viewOf> {
  * Every round's state mutated, the rounds interleaved (each round's most telling change early), so
  * a flow whose later round trusts plain fields is reached within the budget.
  */
-function plan(untouched: Resumed, canary: string): { round: number; m: Mutation }[] {
+function plan(untouched: Resumed, canary: string): Planned[] {
   const states = untouched.sentStates;
   const lists = states.map((state, i) =>
     planMutations(state, canary, { later: states.slice(i + 1) }).map((m) => ({ round: i + 1, m })),
   );
-  const out: { round: number; m: Mutation }[] = [];
+  const out: Planned[] = [];
   for (let k = 0; lists.some((l) => k < l.length); k++)
-    for (const l of lists) if (k < l.length) out.push(l[k] as { round: number; m: Mutation });
+    for (const l of lists) if (k < l.length) out.push(l[k] as Planned);
   return out;
 }
