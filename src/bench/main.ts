@@ -18,6 +18,7 @@ import { configScanSuite } from './suites/config-scan.js';
 import { handlesSuite } from './suites/handles.js';
 import { httpScanSuite } from './suites/http-scan.js';
 import { mcpRoundTripSuite } from './suites/mcp-roundtrip.js';
+import { parallelScanSuite } from './suites/parallel-scan.js';
 import { redisLedgerSuite } from './suites/redis-ledger.js';
 import { requestStateSuite } from './suites/request-state.js';
 import { scanTimeSuite } from './suites/scan-time.js';
@@ -31,6 +32,7 @@ const SUITES: readonly BenchSuite[] = [
   httpScanSuite,
   mcpRoundTripSuite,
   scanTimeSuite,
+  parallelScanSuite,
   configScanSuite,
   stabilitySuite,
   complexitySuite,

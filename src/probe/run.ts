@@ -59,6 +59,8 @@ export interface ProbeRunOptions {
   readonly onSurfaceRead?: () => void;
   /** The scan's deadline: once it passes, the probe sends nothing more. */
   readonly deadline?: AbortSignal;
+  /** Told of each request the target did not answer (a timeout, a 5xx, a broken connection). */
+  readonly onFailure?: () => void;
 }
 
 /** A surface with nothing on it. */
@@ -194,6 +196,7 @@ async function send(
       : { args: params };
   const recorded = to.request(method, params, { ...opts, label, signal }).then((exchange) => {
     rec.inFlight = undefined;
+    if (exchange.outcome.kind === 'failure') options.onFailure?.();
     options.minted?.learn(exchange.outcome, source);
     if (!rec.finished) rec.evidence.push(exchange.evidence);
     return exchange;

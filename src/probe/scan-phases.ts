@@ -17,8 +17,12 @@ import { createMintedValues, riskReason, type MintedValues } from './surface/too
 import type { EngineSession, OpenedSession } from './target/session.js';
 import type { Evidence, ProbeResult, RunReport } from './types.js';
 
-/** How many lanes of probes run at a time. */
-const LANES_AT_ONCE = 4;
+/**
+ * How many lanes of probes run at a time: every lane of a full scan, so the scan takes as long as
+ * its longest lane. Each probe sends one request at a time, so this is also the most requests in
+ * flight at once.
+ */
+const LANES_AT_ONCE = 12;
 
 /** The scan's deadline, as the phases read it. */
 export interface ScanClock {
@@ -72,6 +76,8 @@ interface Passes {
   readonly readSurface: Set<Probe>;
   /** The probes that ran while another did. */
   readonly overlapped: Set<Probe>;
+  /** The probes a request of which the target did not answer. */
+  readonly failed: Set<Probe>;
   readonly active: Set<Probe>;
 }
 
@@ -109,6 +115,7 @@ export async function runPhases(run: ScanRun, opened: OpenedSession): Promise<Ph
     offers: [],
     readSurface: new Set(),
     overlapped: new Set(),
+    failed: new Set(),
     active: new Set(),
   };
   const skippedEvidence = runnable.length < probes.length ? openingEvidence() : [];
@@ -147,9 +154,11 @@ async function survey(passes: Passes, pass: 1 | 2): Promise<Survey> {
 
 /**
  * Pass 1: every runnable probe, lanes side by side, then the probes that run alone. A probe that
- * ended `errored` while another probe ran is run once more alone, and that result stands: what
- * went wrong may have been the company (a server that serves one request at a time, a rate limit),
- * and a verdict must not depend on it.
+ * ended `errored` while another probe ran, after the target left a request of it unanswered (a
+ * timeout, a 5xx, a broken connection), is run once more alone, and that result stands: what went
+ * wrong may have been the company (a server that serves one request at a time, a rate limit), and
+ * a verdict must not depend on it. One that the target answered and that still drew no decision
+ * (a broken flow) would end the same alone.
  */
 async function firstPass(
   passes: Passes,
@@ -157,7 +166,10 @@ async function firstPass(
   map: SurfaceMap,
 ): Promise<Map<Probe, ProbeResult>> {
   const { run } = passes;
-  const plan = planProbes(runnable, run.serial);
+  const plan = planProbes(runnable, {
+    serial: run.serial,
+    sessions: run.session.protocol.era === 'legacy',
+  });
   const results = new Map<Probe, ProbeResult>();
   const step = async (probe: Probe, lane: readonly Probe[], index: number): Promise<void> => {
     const result = await runCapped(passes, probe, lane.slice(index), map, 1);
@@ -167,7 +179,8 @@ async function firstPass(
   await runLanes(plan.lanes, LANES_AT_ONCE, step);
   await runLanes([plan.solo], 1, step);
   const again = runnable.filter(
-    (p) => passes.overlapped.has(p) && results.get(p)?.verdict === 'errored',
+    (p) =>
+      passes.overlapped.has(p) && passes.failed.has(p) && results.get(p)?.verdict === 'errored',
   );
   for (const [index, probe] of again.entries()) {
     if (run.clock.remaining() <= 0) break;
@@ -227,6 +240,7 @@ async function runCapped(
       heldBack: passes.heldBack && pass === 1,
       onSurfaceRead: () => (pass === 1 ? passes.readSurface.add(probe) : undefined),
       deadline: run.clock.signal,
+      onFailure: () => passes.failed.add(probe),
       capName:
         capMs === left
           ? run.clock.name

@@ -4,7 +4,8 @@
  * (`Probe.touches`) and decides the plan:
  *
  * - `sessions`: the probe opens or ends sessions of the identities, which every other probe runs
- *   in. It runs alone, after the others, in registry order.
+ *   in. On a server with sessions (the legacy era) it runs alone, after the others, in registry
+ *   order; a 2026-07-28 server has none, and the key is ignored.
  * - any other key (`task-ids`, `waits`): the probes that name it form one lane and run one after
  *   another, in registry order; the lane runs beside the others.
  *
@@ -23,20 +24,24 @@ export interface Plan {
 /** What makes a probe run alone rather than in a lane. */
 const ALONE: Touch = 'sessions';
 
-/** The plan for `probes` (in registry order). */
-export function planProbes(probes: readonly Probe[], serial: boolean): Plan {
-  if (serial) return { lanes: probes.length > 0 ? [[...probes]] : [], solo: [] };
-  const solo = probes.filter((p) => p.touches?.includes(ALONE) === true);
+/** The plan for `probes` (in registry order); `sessions` says whether the target keeps sessions. */
+export function planProbes(
+  probes: readonly Probe[],
+  o: { readonly serial: boolean; readonly sessions: boolean },
+): Plan {
+  if (o.serial) return { lanes: probes.length > 0 ? [[...probes]] : [], solo: [] };
+  const solo = o.sessions ? probes.filter((p) => p.touches?.includes(ALONE) === true) : [];
   const lanes: Probe[][] = [];
   const laneOf = new Map<Touch, Probe[]>();
   for (const probe of probes) {
     if (solo.includes(probe)) continue;
     // A probe that shares with a lane joins it (the first key that has one); else it opens one.
-    const shared = (probe.touches ?? []).map((t) => laneOf.get(t)).find((l) => l !== undefined);
+    const keys = (probe.touches ?? []).filter((t) => t !== ALONE);
+    const shared = keys.map((t) => laneOf.get(t)).find((l) => l !== undefined);
     const lane = shared ?? [];
     if (shared === undefined) lanes.push(lane);
     lane.push(probe);
-    for (const t of probe.touches ?? []) if (!laneOf.has(t)) laneOf.set(t, lane);
+    for (const t of keys) if (!laneOf.has(t)) laneOf.set(t, lane);
   }
   return { lanes, solo };
 }
