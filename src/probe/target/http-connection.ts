@@ -13,17 +13,10 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { HttpTls } from '../types.js';
+import type { ConnectionPolicy } from './connection-policy.js';
 
-/**
- * How the channel picks connections:
- * - `fresh`: a new connection per exchange (TLS sessions are still resumed);
- * - `reuse`: one kept-alive connection, whatever happens (what `fetch` does);
- * - `adaptive`: kept alive until an answer stalls in the Nagle pattern, then fresh for the rest;
- * - `auto` (default): `fresh` for a loopback host, where a handshake is nearly free, else `adaptive`.
- */
-export const CONNECTION_POLICIES = ['auto', 'fresh', 'reuse', 'adaptive'] as const;
-/** One of {@link CONNECTION_POLICIES}. */
-export type ConnectionPolicy = (typeof CONNECTION_POLICIES)[number];
+// The policies live on their own (the vocabulary in types.ts names one); importers keep this path.
+export { CONNECTION_POLICIES, type ConnectionPolicy } from './connection-policy.js';
 
 /**
  * A pause this long inside one plain (non-SSE) answer on a reused connection reads as a Nagle stall:
