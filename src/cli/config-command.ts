@@ -26,7 +26,7 @@ import {
   sharedScanConfig,
   unmatchedLines,
   writeBaseline,
-} from './scan-command.js';
+} from './scan-common.js';
 import { combinedBaselineText } from './write-baseline.js';
 
 /** The exit code of a combined report (see the module comment). */

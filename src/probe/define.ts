@@ -17,7 +17,7 @@ import type {
   Verdict,
 } from './types.js';
 import type { Reference } from './references.js';
-import type { SurfaceMap } from './surface/recipes.js';
+import type { SurfaceMap } from './surface/surface-map.js';
 
 /**
  * What the user told the scan for the probes that need more than a target: how long a state must

@@ -3,7 +3,7 @@
  *
  * This file is the contract between the engine (transports, runner, reporters, CLI) and the probes.
  */
-import type { ConnectionPolicy } from './target/http-connection.js';
+import type { ConnectionPolicy } from './target/connection-policy.js';
 
 /** The four verdicts. `errored` must never read as green. */
 export const VERDICTS = ['confirmed', 'refuted', 'skipped', 'errored'] as const;

@@ -13,66 +13,11 @@ import { makeCanary } from '../evidence/markers.js';
 import { argumentsFor, pathKey } from './schema.js';
 import type { IdentityName, ToolInfo } from '../types.js';
 import { findLike, type Found } from './harvest.js';
+import type { CoSlot, Consumer, HandleRecipe } from './surface-map.js';
 
-/** Another slot of a consumer that takes several minted values, and what fills it. */
-export interface CoSlot {
-  readonly path: readonly string[];
-  readonly numeric?: true;
-  /** The call that mints its value, and where the value sits in its answer. */
-  readonly minter: ToolInfo;
-  readonly found: Found;
-}
-
-/** Where a minted value goes back in. */
-export type Consumer =
-  | {
-      readonly kind: 'tool';
-      readonly tool: ToolInfo;
-      readonly path: readonly string[];
-      /** The parameter is a number: the handle (an integer id) goes as a number. */
-      readonly numeric?: true;
-      /** The consumer's other slots that take minted values (filled with the caller's own). */
-      readonly others?: readonly CoSlot[];
-    }
-  | {
-      readonly kind: 'resource';
-      /** A URI template (`snippet://{id}`) whose variables the value fills; absent: the value is the URI. */
-      readonly template?: string;
-    };
-
-/** A value one call mints and another takes back. */
-export interface HandleRecipe {
-  readonly minter: ToolInfo;
-  readonly found: Found;
-  readonly consumer: Consumer;
-  /** The consumer refused a placeholder and took the minted value: it checks what it is given. */
-  readonly checked: boolean;
-}
-
-/** A request that answers `input_required` with a `requestState`. */
-export interface FlowRecipe {
-  readonly subject: string;
-  /** The handle to mint first, when the request takes one. */
-  readonly needs?: HandleRecipe;
-  /** The request, around a fresh canary, the minted handle and the values of its other slots. */
-  build(canary: string, handle?: string, co?: readonly string[]): Call;
-  /** The tool declares `readOnlyHint: true` (or the request is a prompt or a resource read). */
-  readonly readOnly: boolean;
-  /** The tool, when the request is a `tools/call`. */
-  readonly tool?: ToolInfo;
-}
-
-/** Everything discovery found, and what it tried. */
-export interface SurfaceMap {
-  readonly handles: readonly HandleRecipe[];
-  readonly flows: readonly FlowRecipe[];
-  /** What was tried, in words, for a skip that says what it looked at. */
-  readonly tried: readonly string[];
-  /** Requests that drew no decision during discovery: what they might have been proves nothing. */
-  readonly failures: readonly string[];
-  /** Callable tools the survey did not finish with, and why (its time cap, its call budget). */
-  readonly notReached?: readonly { readonly tool: string; readonly why: string }[];
-}
+// The recipes' shapes live in surface-map.ts, which the probe contract (define.ts) can import without
+// reaching the driving code below; importers keep this path.
+export type { CoSlot, Consumer, FlowRecipe, HandleRecipe, SurfaceMap } from './surface-map.js';
 
 /** A name for the consumer of a recipe: `getItinerary.lookup.bookingCode`, `resources/read snippet://{id}`. */
 export function consumerName(c: Consumer): string {

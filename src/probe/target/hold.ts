@@ -154,6 +154,123 @@ function findable(command: string, env: NodeJS.ProcessEnv, cwd: string): boolean
     .some((dir) => isFile(resolve(cwd, dir === '' ? '.' : dir, command)));
 }
 
+/** The target's process group, once its leader is attached. */
+interface Group {
+  leader: number | undefined;
+}
+
+/** Signals the whole process group, once there is one. */
+function signalLeader(group: Group, signal: NodeJS.Signals): void {
+  if (group.leader !== undefined) signalGroup(group.leader, signal);
+}
+
+/** Whether the process group is gone (or never started). */
+const groupEmpty = (group: Group): boolean =>
+  group.leader === undefined || !groupAlive(group.leader);
+
+/** A fresh cgroup for a target under `base`, or none when it cannot be made. */
+function makeCgroup(base: string): string | undefined {
+  try {
+    const dir = join(base, `${PREFIX}${process.pid}-${++counter}`);
+    mkdirSync(dir);
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Kills every process of cgroup `cg` at once. */
+function killCgroup(cg: string): void {
+  try {
+    writeFileSync(join(cg, 'cgroup.kill'), '1');
+  } catch {
+    // Removed already.
+  }
+}
+
+/** Removes cgroup `cg`; true when it is gone. */
+function removeCgroup(cg: string): boolean {
+  try {
+    rmdirSync(cg);
+    return true;
+  } catch {
+    return !existsSync(cg);
+  }
+}
+
+/** Whether a process is left in cgroup `cg`. */
+function populated(cg: string): boolean {
+  try {
+    return /^populated 1$/m.test(readFileSync(join(cg, 'cgroup.events'), 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** Sends `signal` to every process of cgroup `cg` (SIGKILL: all at once, by `cgroup.kill`). */
+function signalCgroup(cg: string, signal: 'SIGTERM' | 'SIGKILL'): void {
+  if (signal === 'SIGKILL') return killCgroup(cg);
+  let pids: string[] = [];
+  try {
+    pids = readFileSync(join(cg, 'cgroup.procs'), 'utf8').split('\n');
+  } catch {
+    return;
+  }
+  for (const pid of pids) {
+    if (/^\d+$/.test(pid)) {
+      try {
+        process.kill(Number(pid), signal);
+      } catch {
+        // Gone already.
+      }
+    }
+  }
+}
+
+/** A hold that is the target's process group alone (or nothing, without groups). */
+function groupHold(command: string, args: readonly string[]): Hold {
+  const group: Group = { leader: undefined };
+  return {
+    kind: GROUPS ? 'group' : 'none',
+    command,
+    args,
+    attach: (pid) => void (group.leader = pid),
+    signal: (signal) => signalLeader(group, signal),
+    empty: () => groupEmpty(group),
+    dispose: () => undefined,
+  };
+}
+
+/** A hold in cgroup `cg` (and the process group): the target is started inside it. */
+function cgroupHold(cg: string, command: string, args: readonly string[]): Hold {
+  const group: Group = { leader: undefined };
+  const onExit = (): void => {
+    killCgroup(cg);
+    removeCgroup(cg);
+  };
+  stopOnExit(onExit);
+  return {
+    kind: 'cgroup',
+    command: SHELL,
+    args: ['-c', ENTER, cg, command, ...args],
+    attach: (pid) => void (group.leader = pid),
+    signal(signal) {
+      signalLeader(group, signal);
+      signalCgroup(cg, signal);
+    },
+    // Every process of the group started in the cgroup. A zombie has left the cgroup's count:
+    // `populated 0` once every member has exited, reaped or not.
+    empty: () => !populated(cg),
+    dispose() {
+      signalLeader(group, 'SIGKILL');
+      killCgroup(cg);
+      // The kill is asynchronous: the cgroup can be removed once its last member has exited.
+      if (removeCgroup(cg)) forgetOnExit(onExit);
+      else setTimeout(() => removeCgroup(cg) && forgetOnExit(onExit), 200).unref();
+    },
+  };
+}
+
 /** A hold for one target about to be spawned with `command args` in `cwd` with `env`. */
 export function createHold(
   command: string,
@@ -161,95 +278,7 @@ export function createHold(
   env: NodeJS.ProcessEnv,
   cwd: string = process.cwd(),
 ): Hold {
-  let leader: number | undefined;
-  const group = {
-    signal(signal: NodeJS.Signals) {
-      if (leader !== undefined) signalGroup(leader, signal);
-    },
-    empty: () => leader === undefined || !groupAlive(leader),
-  };
   const base = GROUPS ? cgroupBase() : undefined;
-  let dir: string | undefined;
-  if (base !== undefined && findable(command, env, cwd)) {
-    try {
-      dir = join(base, `${PREFIX}${process.pid}-${++counter}`);
-      mkdirSync(dir);
-    } catch {
-      dir = undefined;
-    }
-  }
-  if (dir === undefined) {
-    return {
-      kind: GROUPS ? 'group' : 'none',
-      command,
-      args,
-      attach: (pid) => void (leader = pid),
-      signal: (signal) => group.signal(signal),
-      empty: () => group.empty(),
-      dispose: () => undefined,
-    };
-  }
-  const cg = dir;
-  const kill = (): void => {
-    try {
-      writeFileSync(join(cg, 'cgroup.kill'), '1');
-    } catch {
-      // Removed already.
-    }
-  };
-  const remove = (): boolean => {
-    try {
-      rmdirSync(cg);
-      return true;
-    } catch {
-      return !existsSync(cg);
-    }
-  };
-  const onExit = (): void => {
-    kill();
-    remove();
-  };
-  stopOnExit(onExit);
-  const populated = (): boolean => {
-    try {
-      return /^populated 1$/m.test(readFileSync(join(cg, 'cgroup.events'), 'utf8'));
-    } catch {
-      return false;
-    }
-  };
-  return {
-    kind: 'cgroup',
-    command: SHELL,
-    args: ['-c', ENTER, cg, command, ...args],
-    attach: (pid) => void (leader = pid),
-    signal(signal) {
-      group.signal(signal);
-      if (signal === 'SIGKILL') return kill();
-      let pids: string[] = [];
-      try {
-        pids = readFileSync(join(cg, 'cgroup.procs'), 'utf8').split('\n');
-      } catch {
-        return;
-      }
-      for (const pid of pids) {
-        if (/^\d+$/.test(pid)) {
-          try {
-            process.kill(Number(pid), signal);
-          } catch {
-            // Gone already.
-          }
-        }
-      }
-    },
-    // Every process of the group started in the cgroup. A zombie has left the cgroup's count:
-    // `populated 0` once every member has exited, reaped or not.
-    empty: () => !populated(),
-    dispose() {
-      group.signal('SIGKILL');
-      kill();
-      // The kill is asynchronous: the cgroup can be removed once its last member has exited.
-      if (remove()) forgetOnExit(onExit);
-      else setTimeout(() => remove() && forgetOnExit(onExit), 200).unref();
-    },
-  };
+  const dir = base !== undefined && findable(command, env, cwd) ? makeCgroup(base) : undefined;
+  return dir === undefined ? groupHold(command, args) : cgroupHold(dir, command, args);
 }

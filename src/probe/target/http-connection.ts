@@ -13,17 +13,10 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { HttpTls } from '../types.js';
+import type { ConnectionPolicy } from './connection-policy.js';
 
-/**
- * How the channel picks connections:
- * - `fresh`: a new connection per exchange (TLS sessions are still resumed);
- * - `reuse`: one kept-alive connection, whatever happens (what `fetch` does);
- * - `adaptive`: kept alive until an answer stalls in the Nagle pattern, then fresh for the rest;
- * - `auto` (default): `fresh` for a loopback host, where a handshake is nearly free, else `adaptive`.
- */
-export const CONNECTION_POLICIES = ['auto', 'fresh', 'reuse', 'adaptive'] as const;
-/** One of {@link CONNECTION_POLICIES}. */
-export type ConnectionPolicy = (typeof CONNECTION_POLICIES)[number];
+// The policies live on their own (the vocabulary in types.ts names one); importers keep this path.
+export { CONNECTION_POLICIES, type ConnectionPolicy } from './connection-policy.js';
 
 /**
  * A pause this long inside one plain (non-SSE) answer on a reused connection reads as a Nagle stall:
@@ -90,16 +83,18 @@ function joinHeaders(raw: IncomingMessage['headers']): Record<string, string> {
   return out;
 }
 
-/** Creates the connections of one channel to `url`'s origin under `policy`. */
-export function createHttpConnections(
-  url: string,
-  policy: ConnectionPolicy,
-  tlsOptions: HttpTls = {},
-): HttpConnections {
-  const target = new URL(url);
+/** The connections of one channel: the two agents, and the policy as it stands now. */
+interface Pool {
+  readonly tls: boolean;
+  /** The policy in force; `adaptive` turns `fresh` once a stall is seen. */
+  mode: 'fresh' | 'reuse' | 'adaptive';
+  readonly kept: HttpAgent;
+  readonly fresh: HttpAgent;
+}
+
+/** A pool for `target` under `policy`, trusting what `tlsOptions` says over https. */
+function createPool(target: URL, policy: ConnectionPolicy, tlsOptions: HttpTls): Pool {
   const tls = target.protocol === 'https:';
-  let mode: 'fresh' | 'reuse' | 'adaptive' =
-    policy === 'auto' ? (isLoopbackHost(target.hostname) ? 'fresh' : 'adaptive') : policy;
   const trust = tls
     ? {
         ...(tlsOptions.ca !== undefined ? { ca: tlsOptions.ca } : {}),
@@ -107,84 +102,93 @@ export function createHttpConnections(
       }
     : {};
   const Agent = tls ? HttpsAgent : HttpAgent;
-  const kept = new Agent({ keepAlive: true, maxSockets: 4, ...trust });
-  // keepAlive false: `Connection: close` and a new socket each time; an https agent still resumes.
-  const fresh = new Agent({ keepAlive: false, ...trust });
-
-  function post(
-    to: string,
-    headers: Record<string, string>,
-    body: string,
-    signal: AbortSignal,
-  ): Promise<HttpAnswer> {
-    return send('POST', to, headers, body, signal);
-  }
-
-  function send(
-    method: 'POST' | 'GET' | 'DELETE',
-    to: string,
-    headers: Record<string, string>,
-    body: string | undefined,
-    signal: AbortSignal,
-  ): Promise<HttpAnswer> {
-    const request = tls ? httpsRequest : httpRequest;
-    const watch = mode === 'adaptive' && body !== undefined;
-    return new Promise<HttpAnswer>((resolve, reject) => {
-      const req = request(to, {
-        method,
-        headers:
-          body === undefined
-            ? headers
-            : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        agent: mode === 'fresh' || body === undefined ? fresh : kept,
-        signal,
-      });
-      // `on`, not `once`: an error after the answer began must not go unhandled (the body's
-      // reader sees it).
-      req.on('error', reject);
-      req.once('response', (res) => {
-        res.on('error', () => undefined);
-        const headersAt = performance.now();
-        const plain = !String(res.headers['content-type'] ?? '')
-          .toLowerCase()
-          .startsWith('text/event-stream');
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: joinHeaders(res.headers),
-          body: watch && req.reusedSocket && plain ? watched(res, headersAt) : res,
-          cancel: () => {
-            if (res.complete) res.resume();
-            else res.destroy();
-          },
-        });
-      });
-      if (body === undefined) req.end();
-      else req.end(body);
-    });
-  }
-
-  /** Passes the body through, and turns the pool `fresh` if it arrived with a stall-sized gap. */
-  async function* watched(res: IncomingMessage, headersAt: number): AsyncIterable<Uint8Array> {
-    let last = headersAt;
-    let widest = 0;
-    for await (const chunk of res as AsyncIterable<Uint8Array>) {
-      const now = performance.now();
-      widest = Math.max(widest, now - last);
-      last = now;
-      yield chunk;
-    }
-    widest = Math.max(widest, performance.now() - last);
-    // The kept sockets stay until close(): another exchange may still be reading on one.
-    if (widest >= STALL_GAP_MS) mode = 'fresh';
-  }
-
   return {
-    post,
-    bodiless: (method, to, headers, signal) => send(method, to, headers, undefined, signal),
-    mode: () => mode,
+    tls,
+    mode: policy === 'auto' ? (isLoopbackHost(target.hostname) ? 'fresh' : 'adaptive') : policy,
+    kept: new Agent({ keepAlive: true, maxSockets: 4, ...trust }),
+    // keepAlive false: `Connection: close` and a new socket each time; an https agent still resumes.
+    fresh: new Agent({ keepAlive: false, ...trust }),
+  };
+}
+
+/** Sends one request on a connection the pool's policy picks, and resolves at its headers. */
+function send(
+  pool: Pool,
+  method: 'POST' | 'GET' | 'DELETE',
+  to: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal,
+): Promise<HttpAnswer> {
+  const request = pool.tls ? httpsRequest : httpRequest;
+  const watch = pool.mode === 'adaptive' && body !== undefined;
+  return new Promise<HttpAnswer>((resolve, reject) => {
+    const req = request(to, {
+      method,
+      headers:
+        body === undefined
+          ? headers
+          : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      agent: pool.mode === 'fresh' || body === undefined ? pool.fresh : pool.kept,
+      signal,
+    });
+    // `on`, not `once`: an error after the answer began must not go unhandled (the body's
+    // reader sees it).
+    req.on('error', reject);
+    req.once('response', (res) => {
+      res.on('error', () => undefined);
+      const headersAt = performance.now();
+      const plain = !String(res.headers['content-type'] ?? '')
+        .toLowerCase()
+        .startsWith('text/event-stream');
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: joinHeaders(res.headers),
+        body: watch && req.reusedSocket && plain ? watched(pool, res, headersAt) : res,
+        cancel: () => {
+          if (res.complete) res.resume();
+          else res.destroy();
+        },
+      });
+    });
+    if (body === undefined) req.end();
+    else req.end(body);
+  });
+}
+
+/** Passes the body through, and turns the pool `fresh` if it arrived with a stall-sized gap. */
+async function* watched(
+  pool: Pool,
+  res: IncomingMessage,
+  headersAt: number,
+): AsyncIterable<Uint8Array> {
+  let last = headersAt;
+  let widest = 0;
+  for await (const chunk of res as AsyncIterable<Uint8Array>) {
+    const now = performance.now();
+    widest = Math.max(widest, now - last);
+    last = now;
+    yield chunk;
+  }
+  widest = Math.max(widest, performance.now() - last);
+  // The kept sockets stay until close(): another exchange may still be reading on one.
+  if (widest >= STALL_GAP_MS) pool.mode = 'fresh';
+}
+
+/** Creates the connections of one channel to `url`'s origin under `policy`. */
+export function createHttpConnections(
+  url: string,
+  policy: ConnectionPolicy,
+  tlsOptions: HttpTls = {},
+): HttpConnections {
+  const pool = createPool(new URL(url), policy, tlsOptions);
+  return {
+    post: (to, headers, body, signal) => send(pool, 'POST', to, headers, body, signal),
+    bodiless: (method, to, headers, signal) => send(pool, method, to, headers, undefined, signal),
+    mode: () => pool.mode,
     close() {
-      kept.destroy();
-      fresh.destroy();
+      pool.kept.destroy();
+      pool.fresh.destroy();
     },
   };
 }

@@ -9,25 +9,18 @@
  * answer) is a failure. A gateway's 502 or a crashed handler's 500 with `-32603` says the server
  * could not decide, not that it refused: read as a refusal, an outage would clear a flawed server.
  */
-import { createParser } from 'eventsource-parser';
 import type { Redactor } from '../evidence/evidence.js';
 import { httpEvidence } from '../evidence/evidence.js';
 import type { HttpTls, Outcome } from '../types.js';
+import { readAnswer } from './http-answer.js';
 import {
   createHttpConnections,
   type ConnectionPolicy,
-  type HttpAnswer,
+  type HttpConnections,
 } from './http-connection.js';
 import { createStreamClient } from './http-stream.js';
 import type { Channel, ChannelReply, ChannelRequest, JsonRpcNotification } from './jsonrpc.js';
-import {
-  abortOutcome,
-  answerOutcome,
-  describeBody,
-  failure,
-  isAnswerTo,
-  parseJson,
-} from './jsonrpc.js';
+import { abortOutcome, failure } from './jsonrpc.js';
 
 /** Options of an HTTP channel. */
 export interface HttpChannelOptions {
@@ -59,6 +52,7 @@ function headerValue(value: string): string {
     : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }
 
+/** The headers of a POST: content negotiation, the 2026-07-28 routing headers, identity, extras. */
 function requestHeaders(
   req: Omit<ChannelRequest, 'message'>,
   method: string,
@@ -114,25 +108,86 @@ export function connectDetail(err: unknown): string {
   return code && !first.includes(code) ? `${first} (${code})` : first;
 }
 
-/** Reads an answer body, bounded, feeding `onChunk`; returns how the read ended. */
-async function readBody(
-  answer: HttpAnswer,
-  max: number,
-  onChunk: (text: string) => boolean,
-): Promise<'end' | 'done' | 'oversize'> {
-  const decoder = new TextDecoder();
-  let bytes = 0;
+/** What the POSTs of one channel go over. */
+interface PostEnds {
+  readonly url: string;
+  readonly redactor: Redactor;
+  readonly maxAnswerBytes: number;
+  readonly connections: HttpConnections;
+}
+
+/** POSTs one request and reads its answer, with the evidence of both. */
+async function send(ends: PostEnds, req: ChannelRequest): Promise<ChannelReply> {
+  const { url, redactor, connections } = ends;
+  const started = performance.now();
+  const { message } = req;
+  const headers = requestHeaders(req, message.method, message.params);
+  const received: unknown[] = [];
+  let status: number | undefined;
+  let responseHeaders: Record<string, string> | undefined;
+  let rawBody: string | undefined;
+  let outcome: Outcome;
   try {
-    for await (const value of answer.body) {
-      bytes += value.byteLength;
-      if (bytes > max) return 'oversize';
-      if (onChunk(decoder.decode(value, { stream: true }))) return 'done';
-    }
-    onChunk(decoder.decode());
-    return 'end';
-  } finally {
-    // Dropping the connection also cancels the request server-side (the spec's HTTP cancellation).
-    answer.cancel();
+    // Redirects are never followed: one would carry the bearer token elsewhere, and it is not an
+    // answer either.
+    const response = await connections.post(url, headers, JSON.stringify(message), req.signal);
+    status = response.status;
+    responseHeaders = response.headers;
+    const contentType = response.headers['content-type'];
+    outcome = await readAnswer(
+      response,
+      contentType,
+      message.id,
+      received,
+      (t) => {
+        rawBody = t;
+      },
+      ends.maxAnswerBytes,
+    );
+  } catch (err) {
+    outcome = req.signal.aborted
+      ? abortOutcome(req.signal)
+      : status === undefined
+        ? failure('transport', connectDetail(err))
+        : failure('closed', `connection dropped while reading the answer (HTTP ${status})`);
+  }
+  const evidence = httpEvidence(redactor, {
+    label: req.label,
+    ...(req.identity ? { identity: req.identity } : {}),
+    request: { method: 'POST', url, headers, body: message },
+    ...(status !== undefined
+      ? {
+          response: {
+            status,
+            headers: responseHeaders ?? {},
+            ...(rawBody !== undefined ? { body: rawBody } : {}),
+          },
+        }
+      : {}),
+    received,
+    ...(outcome.kind === 'failure' ? { error: `${outcome.failure}: ${outcome.detail}` } : {}),
+    ms: Math.round(performance.now() - started),
+  });
+  return { outcome, evidence, ...(responseHeaders ? { responseHeaders } : {}) };
+}
+
+/** POSTs one notification; its answer is not read. */
+async function notify(
+  ends: PostEnds,
+  message: JsonRpcNotification,
+  req: Omit<ChannelRequest, 'message'>,
+): Promise<void> {
+  try {
+    const headers = requestHeaders(req, message.method, message.params);
+    const response = await ends.connections.post(
+      ends.url,
+      headers,
+      JSON.stringify(message),
+      req.signal,
+    );
+    response.cancel();
+  } catch {
+    // A lost notification is visible in the next request's outcome; nothing to decide here.
   }
 }
 
@@ -140,145 +195,11 @@ async function readBody(
 export function createHttpChannel(options: HttpChannelOptions): Channel {
   const { url, redactor, maxAnswerBytes } = options;
   const connections = createHttpConnections(url, options.connection ?? 'auto', options.tls);
-
-  async function send(req: ChannelRequest): Promise<ChannelReply> {
-    const started = performance.now();
-    const { message } = req;
-    const headers = requestHeaders(req, message.method, message.params);
-    const received: unknown[] = [];
-    let status: number | undefined;
-    let responseHeaders: Record<string, string> | undefined;
-    let rawBody: string | undefined;
-    let outcome: Outcome;
-    try {
-      // Redirects are never followed: one would carry the bearer token elsewhere, and it is not an
-      // answer either.
-      const response = await connections.post(url, headers, JSON.stringify(message), req.signal);
-      status = response.status;
-      responseHeaders = response.headers;
-      const contentType = response.headers['content-type'];
-      outcome = await readAnswer(response, contentType, message.id, received, (t) => {
-        rawBody = t;
-      });
-    } catch (err) {
-      outcome = req.signal.aborted
-        ? abortOutcome(req.signal)
-        : status === undefined
-          ? failure('transport', connectDetail(err))
-          : failure('closed', `connection dropped while reading the answer (HTTP ${status})`);
-    }
-    const evidence = httpEvidence(redactor, {
-      label: req.label,
-      ...(req.identity ? { identity: req.identity } : {}),
-      request: { method: 'POST', url, headers, body: message },
-      ...(status !== undefined
-        ? {
-            response: {
-              status,
-              headers: responseHeaders ?? {},
-              ...(rawBody !== undefined ? { body: rawBody } : {}),
-            },
-          }
-        : {}),
-      received,
-      ...(outcome.kind === 'failure' ? { error: `${outcome.failure}: ${outcome.detail}` } : {}),
-      ms: Math.round(performance.now() - started),
-    });
-    return { outcome, evidence, ...(responseHeaders ? { responseHeaders } : {}) };
-  }
-
-  /** The outcome of a JSON-RPC answer on this status: a 5xx or 3xx is never the server's decision. */
-  function decided(status: number, answer: Record<string, unknown>): Outcome {
-    const outcome = answerOutcome(answer);
-    if (
-      outcome.kind === 'failure' ||
-      (status >= 200 && status < 300) ||
-      (status >= 400 && status < 500)
-    )
-      return outcome;
-    const what = outcome.kind === 'error' ? `JSON-RPC error ${outcome.code}` : 'a JSON-RPC result';
-    return failure('http-status', `HTTP ${status} carrying ${what}: not a decision`);
-  }
-
-  async function readAnswer(
-    response: HttpAnswer,
-    contentType: string | undefined,
-    id: number,
-    received: unknown[],
-    keepRaw: (text: string) => void,
-  ): Promise<Outcome> {
-    const status = response.status;
-    const httpFailed = status >= 300;
-    if (contentType?.toLowerCase().startsWith('text/event-stream')) {
-      let answer: Outcome | undefined;
-      const parser = createParser({
-        onEvent(event) {
-          const parsed = parseJson(event.data);
-          received.push(parsed ? parsed.value : event.data);
-          if (answer === undefined && parsed && isAnswerTo(parsed.value, id)) {
-            answer = decided(status, parsed.value as Record<string, unknown>);
-          }
-        },
-      });
-      const end = await readBody(response, maxAnswerBytes, (chunk) => {
-        parser.feed(chunk);
-        return answer !== undefined;
-      });
-      if (answer) return answer;
-      if (end === 'oversize')
-        return failure(
-          'oversize',
-          `event stream exceeded ${maxAnswerBytes} bytes before an answer`,
-        );
-      const what = `event stream ended after ${received.length} message(s) without an answer to id ${id}`;
-      return httpFailed
-        ? failure('http-status', `HTTP ${status}: ${what}`)
-        : failure('closed', what);
-    }
-    let text = '';
-    const end = await readBody(response, maxAnswerBytes, (chunk) => {
-      text += chunk;
-      return false;
-    });
-    if (end === 'oversize') return failure('oversize', `answer exceeded ${maxAnswerBytes} bytes`);
-    const parsed = text.length > 0 ? parseJson(text) : undefined;
-    if (!parsed) {
-      keepRaw(text);
-      const body = describeBody(text, contentType);
-      if (httpFailed) return failure('http-status', `HTTP ${status} with ${body}`);
-      return text.length === 0
-        ? failure('empty', `HTTP ${status} with an empty body`)
-        : failure('not-json', `HTTP ${status} with ${body} that is not JSON`);
-    }
-    const messages = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
-    received.push(...messages);
-    const answer = messages.find((m) => isAnswerTo(m, id));
-    // A JSON-RPC error is the server's decision on a 200 or a 400 alike; on a 5xx it is not.
-    if (answer) return decided(status, answer as Record<string, unknown>);
-    const what = `a JSON body that is not an answer to id ${id}`;
-    return httpFailed
-      ? failure('http-status', `HTTP ${status} with ${what}`)
-      : failure('not-json', `HTTP ${status} with ${what}`);
-  }
-
-  async function notify(
-    message: JsonRpcNotification,
-    req: Omit<ChannelRequest, 'message'>,
-  ): Promise<void> {
-    try {
-      const headers = requestHeaders(req, message.method, message.params);
-      const response = await connections.post(url, headers, JSON.stringify(message), req.signal);
-      response.cancel();
-    } catch {
-      // A lost notification is visible in the next request's outcome; nothing to decide here.
-    }
-  }
-
+  const ends: PostEnds = { url, redactor, maxAnswerBytes, connections };
   const { listen, remove } = createStreamClient(url, connections, redactor, connectDetail);
-
   return {
-    send,
-    notify,
+    send: (req) => send(ends, req),
+    notify: (message, req) => notify(ends, message, req),
     listen,
     remove,
     takeStderr: () => [],

@@ -17,6 +17,10 @@ import type { ProbeContext } from '../define.js';
 import { answerInputs, preferredShape, type AnswerShape } from './answers.js';
 import type { Exchange, IdentityName, Outcome } from '../types.js';
 import { leavesOf, type Leaf } from '../evidence/positions.js';
+import type { Call } from '../call.js';
+
+// `Call` lives in call.ts, so the surface map's types need not import this module.
+export type { Call } from '../call.js';
 
 /** How one outcome reads. `input` is an `input_required` answer. */
 export type Reading = 'accepted' | 'refused' | 'input' | 'failure';
@@ -46,16 +50,6 @@ export function readOutcome(outcome: Outcome): Reading {
   // The Tasks extension's answer: the server took the request and runs it as a task.
   if (type === undefined || type === 'complete' || type === 'task') return 'accepted';
   return 'failure';
-}
-
-/**
- * One request a probe may drive through rounds: `tools/call`, `prompts/get` or `resources/read`,
- * with the params of round 1. `subject` names it in labels and reasons (`tool x`, `prompt y`).
- */
-export interface Call {
-  readonly method: string;
-  readonly params: Record<string, unknown>;
-  readonly subject: string;
 }
 
 /** A `tools/call` of `name` with `args`. */

@@ -1,0 +1,138 @@
+/**
+ * One request of a session: a legacy identity's handshake on its first use, the per-call time
+ * limit, the era's framing and the identity (bearer, header or `_meta`), and the session id a
+ * legacy `initialize` hands out, named in the evidence.
+ */
+import type { Exchange, IdentityName, RequestOptions } from '../types.js';
+import {
+  AbortCause,
+  type ChannelReply,
+  type ChannelRequest,
+  type JsonRpcRequest,
+} from './jsonrpc.js';
+import { initializeAs, type HandshakeSend } from './legacy-handshake.js';
+import { LEGACY_VERSION, MODERN_VERSION } from './session-options.js';
+import {
+  envelope,
+  identityHeaders,
+  nameSession,
+  renamed,
+  sessionHeaderFor,
+  type Wire,
+} from './session-wire.js';
+
+/** The handshake's requests as `identity`, sent as any other request. */
+export function handshakeAs(wire: Wire, identity: IdentityName): HandshakeSend {
+  return async (method, label, params) =>
+    (await request(wire, method, params, { identity, label })).outcome;
+}
+
+/**
+ * Whether `identity` must first open a legacy session of its own: over HTTP, or as a process of its
+ * own, unless the probe picked the session itself.
+ */
+function needsHandshake(wire: Wire, method: string, opts: RequestOptions): boolean {
+  return (
+    wire.era === 'legacy' &&
+    method !== 'initialize' &&
+    opts.session === undefined &&
+    !wire.initialized.has(opts.identity) &&
+    (wire.target.kind === 'http' || wire.perIdentity)
+  );
+}
+
+/** What the channel is handed besides the message: identity, version, headers, abort. */
+function channelFields(
+  wire: Wire,
+  method: string,
+  opts: RequestOptions,
+  signal: AbortSignal,
+): Omit<ChannelRequest, 'message'> {
+  const { target, options } = wire;
+  return {
+    label: opts.label,
+    identity: opts.identity,
+    ...(target.kind === 'http' && options.identityHeader === undefined && !opts.anonymous
+      ? { bearer: options.identities[opts.identity] }
+      : {}),
+    ...(target.kind === 'http'
+      ? {
+          protocolVersion:
+            wire.framing === 'legacy' ? (wire.negotiated ?? LEGACY_VERSION) : MODERN_VERSION,
+        }
+      : {}),
+    headers: {
+      ...sessionHeaderFor(wire, method, opts),
+      ...(opts.anonymous ? {} : identityHeaders(wire, opts.identity)),
+      ...(target.kind === 'http' ? opts.headers : {}),
+    },
+    signal,
+  };
+}
+
+/** The exchange of a reply; an `initialize` keeps the session id it was answered with, named. */
+function exchangeOf(
+  wire: Wire,
+  method: string,
+  identity: IdentityName,
+  reply: ChannelReply,
+): Exchange {
+  if (method === 'initialize') {
+    // Read off the raw answer: the evidence already names the id it knows, not this new one.
+    wire.lastSessionId = reply.responseHeaders?.['mcp-session-id'];
+    if (wire.lastSessionId) {
+      const name = nameSession(wire, identity, wire.lastSessionId);
+      return {
+        outcome: reply.outcome,
+        evidence: renamed(reply.evidence, wire.lastSessionId, name),
+      };
+    }
+  }
+  return { outcome: reply.outcome, evidence: reply.evidence };
+}
+
+/**
+ * Sends `method` as `opts.identity` and resolves with the exchange. `limit` names what set the time
+ * limit, for the failure that says it fired.
+ */
+export async function request(
+  wire: Wire,
+  method: string,
+  params: Record<string, unknown>,
+  opts: RequestOptions,
+  limit = 'the per-call limit, set by --timeout',
+): Promise<Exchange> {
+  if (needsHandshake(wire, method, opts)) {
+    wire.initialized.add(opts.identity);
+    await initializeAs(wire, opts.identity, handshakeAs(wire, opts.identity));
+  }
+  const timeoutMs = opts.timeoutMs ?? wire.options.timeoutMs;
+  const timer = new AbortController();
+  const who = `${method}${opts.label ? ` '${opts.label}'` : ''} as ${opts.identity}`;
+  // Which limit fired, and which flag sets it: a short limit must not read as a slow server.
+  const handle = setTimeout(
+    () =>
+      timer.abort(
+        new AbortCause('timeout', `no answer to ${who} within ${timeoutMs} ms (${limit})`),
+      ),
+    timeoutMs,
+  );
+  const signals = [timer.signal, wire.options.signal, opts.signal].filter(
+    (s): s is AbortSignal => s !== undefined,
+  );
+  const message: JsonRpcRequest = {
+    jsonrpc: '2.0',
+    id: wire.nextId++,
+    method,
+    params: envelope(wire, opts.identity, params),
+  };
+  try {
+    const reply = await wire.channel.send({
+      message,
+      ...channelFields(wire, method, opts, AbortSignal.any(signals)),
+    });
+    return exchangeOf(wire, method, opts.identity, reply);
+  } finally {
+    clearTimeout(handle);
+  }
+}
