@@ -4,6 +4,7 @@
  * CPU), and the one assertion a proof makes of each expected verdict.
  */
 import { expect, it } from 'vitest';
+import { limit } from './limit.js';
 import { startForeign } from '../../src/fixture/foreign/targets.js';
 import type { ForeignTwin } from '../../src/fixture/foreign/twin.js';
 import { PROBES } from '../../src/probe/registry.js';
@@ -48,25 +49,10 @@ export interface TwinScans {
 /** A scan queue: `concurrency` scans run at once, the rest wait their turn. */
 export function twinScans(concurrency = 4): TwinScans {
   const scans = new Map<string, Promise<RunReport>>();
-  const queue: (() => void)[] = [];
-  let running = 0;
+  const run = limit(concurrency);
+  // The describe that reads a scan reports its failure; `limit` keeps an unread one handled.
   const schedule = (key: string, scan: () => Promise<RunReport>): void => {
-    const done = new Promise<RunReport>((resolve, reject) => {
-      const start = (): void => {
-        running++;
-        scan()
-          .then(resolve, reject)
-          .finally(() => {
-            running--;
-            queue.shift()?.();
-          });
-      };
-      if (running < concurrency) start();
-      else queue.push(start);
-    });
-    // The describe that reads it reports a failure; an unread one must not be unhandled.
-    done.catch(() => undefined);
-    scans.set(key, done);
+    scans.set(key, run(scan));
   };
   return {
     startAll(twins) {

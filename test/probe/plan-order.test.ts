@@ -6,6 +6,7 @@
  * on the first transport it serves.
  */
 import { describe, expect, it } from 'vitest';
+import { limit } from '../helpers/limit.js';
 import { MODES } from '../../src/fixture/flaws.js';
 import { startFixtureHttp } from '../../src/fixture/http.js';
 import { fixtureStdioCommand } from '../../src/fixture/stdio.js';
@@ -79,27 +80,8 @@ function runAll(
   cases: readonly Case[],
   width: number,
 ): Map<string, Promise<{ serial: RunReport; parallel: RunReport }>> {
-  const out = new Map<string, Promise<{ serial: RunReport; parallel: RunReport }>>();
-  let running = 0;
-  const queue: (() => void)[] = [];
-  for (const c of cases) {
-    const done = new Promise<{ serial: RunReport; parallel: RunReport }>((resolve, reject) => {
-      const start = (): void => {
-        running++;
-        scanBoth(c)
-          .then(resolve, reject)
-          .finally(() => {
-            running--;
-            queue.shift()?.();
-          });
-      };
-      if (running < width) start();
-      else queue.push(start);
-    });
-    done.catch(() => undefined);
-    out.set(c.name, done);
-  }
-  return out;
+  const run = limit(width);
+  return new Map(cases.map((c) => [c.name, run(() => scanBoth(c))]));
 }
 
 describe('side by side and one after another', () => {
