@@ -296,6 +296,45 @@ export interface ProbeResult {
   readonly requests?: number;
 }
 
+/**
+ * What a call may do to the target, the one class a scan's call plan records for every tool,
+ * prompt and resource template (docs/scanner.md, "What a scan calls"): `read` changes nothing;
+ * `create` makes a new object for the caller; `write` changes an existing object; `outside` reaches
+ * beyond the server's own store (sends, publishes, pays, deploys, runs, fetches a URL); `destroy`
+ * deletes, cancels or undoes; `unknown` is what the evidence does not settle. Without the user's
+ * word only `read` and `create` are called.
+ */
+export const CALL_CLASSES = ['read', 'create', 'write', 'outside', 'destroy', 'unknown'] as const;
+export type CallClass = (typeof CALL_CLASSES)[number];
+
+/** The classes a scan calls without the user's word. */
+export const SAFE_CLASSES: ReadonlySet<CallClass> = new Set<CallClass>(['read', 'create']);
+
+/** Who let a plan entry be called. */
+export type CallGrant = 'default' | '--allow-tool' | '--include-destructive';
+
+/** One tool, prompt or resource template of the call plan: its class, why, and whether it is called. */
+export interface PlanEntry {
+  readonly kind: 'tool' | 'prompt' | 'resource-template';
+  /** The tool's or prompt's name, or the resource template's URI template. */
+  readonly name: string;
+  readonly class: CallClass;
+  /** The evidence read, one short phrase each, the deciding one first. */
+  readonly evidence: string[];
+  /** Present when the scan may call it: whose word lets it. */
+  readonly calledBy?: CallGrant;
+  /** Present when it is left alone: the flag that would call it (`--allow-tool <name>`). */
+  readonly reach?: string;
+}
+
+/** What a scan may call, decided once before any call, and shown to the user. */
+export interface CallPlan {
+  readonly entries: PlanEntry[];
+  /** The tools the user named with `--allow-tool`, as given. */
+  readonly allowTools: string[];
+  readonly includeDestructive: boolean;
+}
+
 /** The canonical report; JSON output is exactly this, other formats are projections. */
 export interface RunReport {
   readonly schemaVersion: 1;
@@ -341,6 +380,8 @@ export interface RunReport {
   /** How many probes decided nothing (ended `skipped` or `errored`); all of them: nothing decided. */
   readonly undecided: number;
   readonly probes: ProbeResult[];
+  /** The call plan: every tool, prompt and resource template, its class and whether it was called. */
+  readonly plan?: CallPlan;
   /**
    * Tools the scan left alone, and why: destructive, or running commands or code, queries, URL
    * fetches or file access, without `--include-destructive`. Absent when there is none.
@@ -349,7 +390,7 @@ export interface RunReport {
     readonly tool: string;
     readonly why: string;
     /** The flag that would call it (`--include-destructive`). */
-    readonly flag?: '--include-destructive' | '--allow-minted-in-risky';
+    readonly flag?: string;
   }[];
   /** Set when the target came from a client configuration file (`--config`): where it was declared. */
   readonly server?: ServerSource;
