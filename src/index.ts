@@ -15,6 +15,7 @@ export {
   type PreparedBinding,
 } from './seal/seal.js';
 export type { StateBinding, Principal } from './seal/binding.js';
+export { isEmptyPrincipal } from './seal/principal-tag.js';
 export type { KeyInput, KeysInput } from './seal/key.js';
 export {
   createHandleBinder,

@@ -12,7 +12,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { HandleRejectedError, type HandleRejection } from '../errors.js';
 import { encodeBase64url } from '../seal/base64url.js';
 import type { Principal } from '../seal/binding.js';
-import { createPrincipalTagger } from '../seal/principal-tag.js';
+import { createPrincipalTagger, describePrincipal } from '../seal/principal-tag.js';
 import { clockOption, readClock } from '../seal/clock.js';
 import { createRandomPool } from '../seal/random-pool.js';
 import { IV_BYTES, openEnvelope, sealEnvelope } from '../seal/envelope.js';
@@ -156,8 +156,12 @@ export function createHandleBinderWith(
   ): IssuedHandle => {
     checkKind(kind);
     const tag = principalTag(ring.primary, principal);
+    // An empty principal ("", { subject: "" }) tags as none: it is refused here like a missing one,
+    // or every caller resolving to "" would share one another's handles.
     if (tag === undefined && !allowAnonymous) {
-      throw new TypeError('a principal is required to mint a handle (see allowAnonymous)');
+      throw new TypeError(
+        `a principal is required to mint a handle (see allowAnonymous), got ${describePrincipal(principal)}`,
+      );
     }
     const lifetime =
       mintOptions?.ttlSeconds === undefined

@@ -17,7 +17,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { SessionRejection } from '../errors.js';
 import type { Principal } from '../seal/binding.js';
-import { principalTagText } from '../seal/principal-tag.js';
+import { describePrincipal, principalTagText } from '../seal/principal-tag.js';
 import { clockOption, readClock, type Clock } from '../seal/clock.js';
 
 /** Options of {@link createSessionBinding}. */
@@ -147,8 +147,11 @@ export function createSessionBinding<S>(options: SessionBindingOptions = {}): Se
       if (typeof sessionId !== 'string' || sessionId.length === 0)
         throw new TypeError(`sessionId must be a non-empty string, got ${typeof sessionId}`);
       const tag = principal === undefined ? undefined : tagOf(principal);
+      // An empty principal tags as none, so "" never becomes one principal everyone shares.
       if (tag === undefined)
-        throw new TypeError('a session must be bound to a principal, got none');
+        throw new TypeError(
+          `a session must be bound to a principal, got ${describePrincipal(principal)}`,
+        );
       const at = readClock(clock);
       if (at === undefined) throw new RangeError('the clock returned no usable time');
       entries.delete(sessionId);

@@ -8,6 +8,7 @@
  */
 import type { AuthInfo, ServerContext } from '@modelcontextprotocol/server';
 import type { Principal } from '../seal/binding.js';
+import { isBlankIdentity } from '../seal/principal-tag.js';
 
 /** Finds the principal of one request; `undefined` means an unauthenticated request. */
 export type PrincipalResolver = (ctx: ServerContext) => Principal | undefined;
@@ -18,8 +19,9 @@ export type PrincipalResolver = (ctx: ServerContext) => Principal | undefined;
  */
 export const PRINCIPAL_META_KEY = 'io.modelcontextprotocol/principal';
 
+/** A field that names someone, or `undefined`: the binders' own rule for an empty principal. */
 function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.length > 0 ? value : undefined;
+  return typeof value === 'string' && !isBlankIdentity(value) ? value : undefined;
 }
 
 /**

@@ -20,6 +20,18 @@ export type PrincipalTagger = (
   principal: Principal | undefined,
 ) => Buffer | undefined;
 
+/**
+ * Whether one identifying value names no one: absent, `null`, or a string of whitespace alone. The
+ * one rule every binder applies (through {@link principalTagText} and the tagger below): a resolver
+ * that answers `""` for a caller it could not name must not make every such caller one principal
+ * that shares the others' states, handles, tasks and sessions.
+ */
+export function isBlankIdentity(value: unknown): boolean {
+  return (
+    value === undefined || value === null || (typeof value === 'string' && value.trim() === '')
+  );
+}
+
 /** `-` for an absent field, else its length and text: unambiguous without escaping. */
 function field(value: string | undefined): string {
   return value === undefined ? '-' : `${value.length}:${value}`;
@@ -29,8 +41,9 @@ function field(value: string | undefined): string {
 type Fields = readonly [clientId: unknown, issuer: unknown, subject: unknown];
 
 /** The text of an object principal's fields (see {@link principalTagText}). */
-function fieldsText([clientId, issuer, subject]: Fields): string | undefined {
-  if (clientId === undefined && issuer === undefined && subject === undefined) return undefined;
+function fieldsText(fields: Fields): string | undefined {
+  if (fields.every(isBlankIdentity)) return undefined;
+  const [clientId, issuer, subject] = fields;
   if (
     (clientId === undefined || typeof clientId === 'string') &&
     (issuer === undefined || typeof issuer === 'string') &&
@@ -48,14 +61,32 @@ function fieldsOf(principal: object): Fields {
 }
 
 /**
+ * Whether `principal` names no one: `undefined`, a blank string, or an object whose every identifying
+ * field (`clientId`, `issuer`, `subject`) is blank ({@link isBlankIdentity}). Every binder treats
+ * such a principal exactly as a missing one. Throws `TypeError` (naming the type) for a value that
+ * is neither a string nor an object.
+ */
+export function isEmptyPrincipal(principal: Principal | undefined): boolean {
+  return principalTagText(principal) === undefined;
+}
+
+/** What a principal is, for a misuse message: its type or length, never its content. */
+export function describePrincipal(principal: unknown): string {
+  if (typeof principal === 'string') return `a string of length ${principal.length}`;
+  if (typeof principal === 'object' && principal !== null) return 'an object naming no one';
+  return typeof principal;
+}
+
+/**
  * The text a principal is tagged as, or `undefined` for no principal. Injective: a string (`s…`) and
- * an object (`o…`) never collide, nor do two objects, whatever their field order. An object with no
- * field set is no principal at all. Fields that are not strings (outside the type, but possible from
- * JavaScript) take the canonical-JSON road under their own prefix (`j…`) rather than being coerced.
+ * an object (`o…`) never collide, nor do two objects, whatever their field order. An empty
+ * principal ({@link isEmptyPrincipal}) is no principal at all. Fields that are not strings (outside
+ * the type, but possible from JavaScript) take the canonical-JSON road under their own prefix (`j…`) rather than being coerced.
  */
 export function principalTagText(principal: Principal | undefined): string | undefined {
   if (principal === undefined) return undefined;
-  if (typeof principal === 'string') return `s${principal}`;
+  if (typeof principal === 'string')
+    return isBlankIdentity(principal) ? undefined : `s${principal}`;
   if (typeof principal !== 'object' || principal === null) {
     throw new TypeError(`principal must be a string or an object, got ${typeof principal}`);
   }
@@ -86,6 +117,7 @@ export function createPrincipalTagger(tagBytes: number, limit = DEFAULT_LIMIT): 
     if (typeof principal === 'string') {
       // Stryker disable next-line ConditionalExpression,EqualityOperator: the last-principal shortcut in front of the memo: skipping it recomputes the same tag, and it only matches when key and principal are the same. lastTag is only ever undefined before the first tag, when lastKey is undefined too.
       if (key === lastKey && principal === lastString && lastTag !== undefined) return lastTag;
+      if (isBlankIdentity(principal)) return undefined;
       const tag = tagOf(key, `s${principal}`);
       lastKey = key;
       lastString = principal;

@@ -57,7 +57,9 @@ describe('createHandleBinder options', () => {
   );
 
   it('allows anonymous handles only when allowAnonymous is exactly true', () => {
-    const error = new TypeError('a principal is required to mint a handle (see allowAnonymous)');
+    const error = new TypeError(
+      'a principal is required to mint a handle (see allowAnonymous), got undefined',
+    );
     expect(() => make({}).mint(undefined, 'workspace')).toThrow(error);
     expect(() =>
       make({ allowAnonymous: 'yes' as unknown as boolean }).mint(undefined, 'w'),

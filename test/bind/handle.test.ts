@@ -10,6 +10,7 @@ import {
 import { createHandleBinderWith } from '../../src/bind/handle.js';
 import { encodeBase64url, decodeBase64url } from '../../src/seal/base64url.js';
 import vector from './handle-v1.json' with { type: 'json' };
+import { EMPTY_PRINCIPALS } from './empty-principals.js';
 
 const KEY = 'k'.repeat(32);
 const OTHER_KEY = 'o'.repeat(32);
@@ -299,6 +300,35 @@ describe('createHandleBinder', () => {
     expect(() => binder.mint(undefined, 'workspace')).toThrow(TypeError);
     expect(() => binder.mint({}, 'workspace')).toThrow(TypeError);
   });
+
+  it.each(EMPTY_PRINCIPALS)(
+    'refuses to mint for %s, naming its type and never its content, and opens nothing bound for it',
+    (_, empty) => {
+      expect(() => binder.mint(empty, 'workspace')).toThrow(TypeError);
+      expect(() => binder.mint(empty, 'workspace')).toThrow(
+        /a principal is required .*, got (a string of length \d+|an object naming no one)$/,
+      );
+      expectRejected(
+        () => binder.open(binder.mint(ALICE, 'workspace'), empty, 'workspace'),
+        'principal',
+      );
+    },
+  );
+
+  it.each(EMPTY_PRINCIPALS)(
+    'mints an anonymous handle for %s where anonymous handles are allowed, and only then',
+    (_, empty) => {
+      const open = createHandleBinder({ keys: KEY, audience: 'notes', allowAnonymous: true });
+      const handle = open.mint(empty, 'basket');
+      expect(open.open(handle, empty, 'basket').principalTag).toBeUndefined();
+      expect(open.open(handle, undefined, 'basket').principalTag).toBeUndefined();
+      expect(open.open(open.mint(undefined, 'basket'), empty, 'basket').handleId).toBeTypeOf(
+        'string',
+      );
+      expectRejected(() => open.open(handle, ALICE, 'basket'), 'principal');
+      expectRejected(() => open.open(open.mint(ALICE, 'basket'), empty, 'basket'), 'principal');
+    },
+  );
 
   it('mints anonymous bearer handles when allowed, which no principal can open', () => {
     const open = createHandleBinder({ keys: KEY, audience: 'notes', allowAnonymous: true });

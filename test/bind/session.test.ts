@@ -18,6 +18,7 @@ import {
 } from '../../src/index.js';
 import { sessionNotes } from '../../src/fixture/foreign/session-notes/index.js';
 import type { RunningTwin } from '../../src/fixture/foreign/twin.js';
+import { EMPTY_PRINCIPALS } from './empty-principals.js';
 
 const ALICE = 'alice-principal';
 const BOB = 'bob-principal';
@@ -185,6 +186,24 @@ describe('createSessionBinding', () => {
       true,
     );
   });
+
+  it.each(EMPTY_PRINCIPALS)(
+    'refuses to bind a session to %s, naming its type, and never resolves a bound one for it',
+    (_, empty) => {
+      const log = recording();
+      const sessions = createSessionBinding<string>(log);
+      const id = sessions.mintId();
+      expect(() => sessions.bind(sessions.mintId(), empty, 'nobody')).toThrow(
+        /^a session must be bound to a principal, got (a string of length \d+|an object naming no one)$/,
+      );
+      expect(sessions.size).toBe(0);
+      sessions.bind(id, 'alice', 'alice-state');
+      expect(sessions.resolve(id, empty)).toBeUndefined();
+      expect(sessions.unbind(id, empty)).toBeUndefined();
+      expect(log.reasons).toEqual(['no-principal', 'no-principal']);
+      expect(sessions.resolve(id, 'alice')).toBe('alice-state');
+    },
+  );
 
   it('ends a session only for its principal', () => {
     const sessions = createSessionBinding<number>();

@@ -5,6 +5,7 @@ import {
   TaskNotFoundError,
   type TaskRejection,
 } from '../../src/index.js';
+import { EMPTY_PRINCIPALS } from './empty-principals.js';
 
 const KEY = 'k'.repeat(32);
 const ALICE = 'alice';
@@ -106,6 +107,42 @@ describe('createTaskGuard', () => {
     expect(() => createTaskGuard({ keys: KEY, audience: 'x', maxTasks: 0 })).toThrow(RangeError);
     expect(() => createTaskGuard({ keys: 'short', audience: 'x' })).toThrow();
   });
+
+  it.each(EMPTY_PRINCIPALS)(
+    'refuses to create a task for %s as for no principal, and never opens a bound task for it',
+    (_, empty) => {
+      const reasons: TaskRejection[] = [];
+      const tasks = createTaskGuard<string>({
+        keys: KEY,
+        audience: 'exports',
+        onRejected: (r) => reasons.push(r),
+      });
+      expect(() => tasks.create(empty, 'mine')).toThrow(TypeError);
+      expect(tasks.size).toBe(0);
+      const { taskId } = tasks.create(ALICE, 'secret');
+      expect(refusal(() => tasks.get(taskId, empty))).toBe('principal');
+      expect(refusal(() => tasks.update(taskId, empty, 'changed'))).toBe('principal');
+      expect(refusal(() => tasks.delete(taskId, empty))).toBe('principal');
+      expect(reasons).toEqual(['principal', 'principal', 'principal']);
+      expect(tasks.get(taskId, ALICE)).toBe('secret');
+    },
+  );
+
+  it.each(EMPTY_PRINCIPALS)(
+    'makes a task created for %s anonymous where anonymous tasks are allowed, as for no principal',
+    (_, empty) => {
+      const open = createTaskGuard<number>({
+        keys: KEY,
+        audience: 'exports',
+        allowAnonymous: true,
+      });
+      const { taskId } = open.create(empty, 1);
+      expect(open.get(taskId, undefined)).toBe(1);
+      expect(open.get(open.create(undefined, 2).taskId, empty)).toBe(2);
+      expect(refusal(() => open.get(taskId, ALICE))).toBe('principal');
+      expect(refusal(() => open.get(open.create(ALICE, 3).taskId, empty))).toBe('principal');
+    },
+  );
 
   it('keeps its answer frozen', () => {
     expect(Object.isFrozen(TASK_NOT_FOUND)).toBe(true);

@@ -131,6 +131,8 @@ describe('principal resolvers', () => {
     expect(principalFromAuthInfo(info({ iss: 'https://i' }))).toBeUndefined();
     expect(principalFromAuthInfo(info({ sub: 'alice' }))).toBeUndefined();
     expect(principalFromAuthInfo(info({ iss: 7, sub: 'alice' }))).toBeUndefined();
+    // A field of whitespace alone names no one either: the binders' own rule.
+    expect(principalFromAuthInfo(info({ iss: 'https://i', sub: '  ' }))).toBeUndefined();
   });
 
   it('httpPrincipal: the token subject, none without a token, and a throw for a token naming no one', () => {
@@ -164,6 +166,7 @@ describe('principal resolvers', () => {
       principalFromMeta('who')(ctx(undefined, { who: 'bob', [PRINCIPAL_META_KEY]: 'x' })),
     ).toBe('bob');
     expect(principalFromMeta()(ctx(undefined, { [PRINCIPAL_META_KEY]: '' }))).toBeUndefined();
+    expect(principalFromMeta()(ctx(undefined, { [PRINCIPAL_META_KEY]: ' \t' }))).toBeUndefined();
     expect(principalFromMeta()(ctx(undefined, { [PRINCIPAL_META_KEY]: 7 }))).toBeUndefined();
     expect(principalFromMeta()(ctx(undefined, undefined))).toBeUndefined();
   });

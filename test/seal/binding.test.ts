@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { createStateSealer, type StateBinding } from '../../src/index.js';
 import { BINDING, expectRejected, KEY_A } from './helpers.js';
+import { EMPTY_PRINCIPALS } from '../bind/empty-principals.js';
 
 const sealer = createStateSealer({ keys: KEY_A, audience: 'reports' });
 const STATE = { step: 'range' };
@@ -207,6 +208,18 @@ describe('remembered digests and tags', () => {
     const { principal: _p, ...anonymous } = BINDING;
     expect(sealer.open(sealed(anonymous), { ...BINDING, principal: {} }).state).toEqual(STATE);
   });
+
+  it.each(EMPTY_PRINCIPALS)(
+    'treats %s as no principal, so it never opens a state bound to someone',
+    (_, empty) => {
+      const { principal: _p, ...anonymous } = BINDING;
+      const withEmpty = { ...BINDING, principal: empty };
+      expect(sealer.open(sealed(withEmpty), anonymous).state).toEqual(STATE);
+      expect(sealer.open(sealed(anonymous), withEmpty).state).toEqual(STATE);
+      expectRejected(() => sealer.open(sealed(), withEmpty), 'principal');
+      expectRejected(() => sealer.open(sealed(withEmpty), BINDING), 'principal');
+    },
+  );
 
   it('binds principal fields that are not strings without coercing them', () => {
     const odd = { ...BINDING, principal: { clientId: 7 } as unknown as { clientId: string } };

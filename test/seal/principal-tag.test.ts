@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createKeyRing } from '../../src/seal/key.js';
-import { createPrincipalTagger, principalTagText } from '../../src/seal/principal-tag.js';
+import {
+  createPrincipalTagger,
+  isEmptyPrincipal,
+  principalTagText,
+} from '../../src/seal/principal-tag.js';
+import { EMPTY_PRINCIPALS } from '../bind/empty-principals.js';
 import { KEY_A, KEY_B } from './helpers.js';
 
 describe('the text a principal is tagged as', () => {
@@ -10,14 +15,27 @@ describe('the text a principal is tagged as', () => {
     expect(principalTagText({ clientId: undefined, issuer: undefined })).toBeUndefined();
   });
 
+  it.each(EMPTY_PRINCIPALS)('is absent for %s, which names no one', (_, empty) => {
+    expect(principalTagText(empty)).toBeUndefined();
+    expect(isEmptyPrincipal(empty)).toBe(true);
+  });
+
+  it('is present for a principal with one field that names someone, blank fields beside it', () => {
+    for (const principal of [' alice', { subject: 'alice', clientId: '' }, { issuer: ' i ' }]) {
+      expect(principalTagText(principal)).toBeTypeOf('string');
+      expect(isEmptyPrincipal(principal)).toBe(false);
+    }
+  });
+
   it('is the same whatever the field order, and different for any other principal', () => {
     const texts = [
       'alice',
-      '',
+      ' alice',
       { clientId: 'alice' },
       { issuer: 'alice' },
       { subject: 'alice' },
-      { clientId: '' },
+      { clientId: '', subject: 's' },
+      { subject: 's' },
       { clientId: 'a', issuer: 'bc' },
       { clientId: 'ab', issuer: 'c' },
       { clientId: 'a', subject: 'bc' },
@@ -74,6 +92,8 @@ describe('the tagger', () => {
       [keyA, 'alice'],
       [keyA, undefined],
       [keyA, {}],
+      [keyA, ''],
+      [keyA, { subject: ' ' }],
       [keyA, { clientId: 'alice' }],
       [keyB, { clientId: 'alice' }],
     ];
