@@ -49,11 +49,13 @@ export interface SessionBinding<S> {
   /**
    * The session `sessionId` names, if `principal` opened it and it is live; else `undefined`,
    * whatever the reason (no id, an unknown or expired id, another principal's id). Never falls back
-   * to another session. Answer every `undefined` the way you answer an unknown id.
+   * to another session. Answer every `undefined` the way you answer an unknown id. The id is taken
+   * as it came from the wire: a value that is not a string (a number, an array, an object) or is
+   * longer than `maxSessionIdBytes` is an unknown id too, never an exception.
    */
-  resolve(sessionId: string | null | undefined, principal: Principal | undefined): S | undefined;
+  resolve(sessionId: unknown, principal: Principal | undefined): S | undefined;
   /** Ends the session if `principal` opened it (a `DELETE`), returning its value; else `undefined`. */
-  unbind(sessionId: string | null | undefined, principal: Principal | undefined): S | undefined;
+  unbind(sessionId: unknown, principal: Principal | undefined): S | undefined;
   /** How many sessions are live. */
   readonly size: number;
 }
@@ -111,11 +113,17 @@ export function createSessionBinding<S>(options: SessionBindingOptions = {}): Se
 
   /** The live entry `sessionId` names for `principal`, or why not. */
   function find(
-    sessionId: string | null | undefined,
+    sessionId: unknown,
     principal: Principal | undefined,
   ): { id: string; entry: Entry<S> } | SessionRejection {
-    if (sessionId === undefined || sessionId === null || sessionId.length === 0) return 'missing';
-    if (Buffer.byteLength(sessionId, 'utf8') > maxIdBytes) return 'malformed';
+    if (sessionId === undefined || sessionId === null || sessionId === '') return 'missing';
+    // The id comes from the wire (or a framework's header parsing: a repeated header can arrive as
+    // an array): anything but a string is an id nobody was handed, never an exception (a 500 where
+    // an unknown id gets 404 would tell the two apart).
+    if (typeof sessionId !== 'string') return 'malformed';
+    // UTF-16 units never outnumber UTF-8 bytes, so the length bounds a megabyte id before counting.
+    if (sessionId.length > maxIdBytes || Buffer.byteLength(sessionId, 'utf8') > maxIdBytes)
+      return 'malformed';
     const at = readClock(clock);
     if (at === undefined) return 'clock-unavailable';
     const tag = principal === undefined ? undefined : tagOf(principal);
@@ -132,7 +140,7 @@ export function createSessionBinding<S>(options: SessionBindingOptions = {}): Se
     return { id: sessionId, entry };
   }
 
-  function use(sessionId: string | null | undefined, principal: Principal | undefined) {
+  function use(sessionId: unknown, principal: Principal | undefined) {
     const found = find(sessionId, principal);
     if (typeof found === 'string') {
       onRejected(found);

@@ -32,6 +32,9 @@ export interface RawClaims {
   name: string | undefined;
 }
 
+/** The longest name (tool, prompt, resource URI) a state can carry, in UTF-8 bytes. */
+export const MAX_NAME_BYTES = 0xffff;
+
 /** Serialize claims and the state's JSON text into one buffer, written in place. */
 export function encodeClaims(claims: RawClaims, stateJson: string): Buffer {
   // Stryker disable next-line StringLiteral: an empty encoding name is Node's default, UTF-8.
@@ -42,7 +45,9 @@ export function encodeClaims(claims: RawClaims, stateJson: string): Buffer {
   const nameLen = claims.name === undefined ? -1 : Buffer.byteLength(claims.name, 'utf8');
   if (audLen > 0xff) throw new TypeError(`audience must be at most 255 bytes, got ${audLen}`);
   if (methodLen > 0xff) throw new TypeError(`method must be at most 255 bytes, got ${methodLen}`);
-  if (nameLen > 0xffff) throw new TypeError(`name must be at most 65535 bytes, got ${nameLen}`);
+  if (nameLen > MAX_NAME_BYTES) {
+    throw new TypeError(`name must be at most ${MAX_NAME_BYTES} bytes, got ${nameLen}`);
+  }
   const { principalTag, questionDigest } = claims;
   const flags =
     (principalTag ? HAS_PRINCIPAL : 0) |

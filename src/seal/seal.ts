@@ -5,7 +5,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import { StateRejectedError, type StateRejection } from '../errors.js';
 import type { StateBinding } from './binding.js';
-import { decodeClaims, encodeClaims, JTI_BYTES, PRINCIPAL_TAG_BYTES } from './claims.js';
+import {
+  decodeClaims,
+  encodeClaims,
+  JTI_BYTES,
+  MAX_NAME_BYTES,
+  PRINCIPAL_TAG_BYTES,
+} from './claims.js';
 import { createDigester } from './digest.js';
 import { IV_BYTES, openEnvelope, sealEnvelope } from './envelope.js';
 import { clockOption, MAX_TIME, readClock } from './clock.js';
@@ -152,6 +158,16 @@ export function createStateSealerWith(
   return {
     prepare(binding) {
       checkBinding(binding);
+      // The name is the client's (a resource URI can be any length): one a state cannot carry
+      // would make sealing the next round fail after the handler ran, so refuse it now, as a
+      // request no state can match. UTF-16 units never outnumber UTF-8 bytes: a cheap bound first.
+      const { name } = binding;
+      if (
+        name !== undefined &&
+        (name.length > MAX_NAME_BYTES || Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES)
+      ) {
+        return reject('request');
+      }
       let digests: Digests;
       try {
         digests = digestsOf(binding);

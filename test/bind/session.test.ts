@@ -205,6 +205,26 @@ describe('createSessionBinding', () => {
     },
   );
 
+  it.each([
+    ['a number', 42],
+    ['an array of one id', ['id']],
+    ['an empty array', []],
+    ['an object', { length: 3 }],
+    ['an object with no length', {}],
+    ['a boolean', true],
+    ['a megabyte string', 'x'.repeat(1 << 20)],
+    ['a megabyte of three-byte characters', '€'.repeat(1 << 20)],
+  ])('answers %s as a session id exactly as an unknown id, without throwing', (_, id) => {
+    const log = recording();
+    const sessions = createSessionBinding<string>(log);
+    const known = sessions.mintId();
+    sessions.bind(known, 'alice', 'alice-state');
+    expect(sessions.resolve(id as never, 'alice')).toBeUndefined();
+    expect(sessions.unbind(id as never, 'alice')).toBeUndefined();
+    expect(log.reasons).toEqual(['malformed', 'malformed']);
+    expect(sessions.resolve(known, 'alice')).toBe('alice-state');
+  });
+
   it('ends a session only for its principal', () => {
     const sessions = createSessionBinding<number>();
     const id = sessions.mintId();

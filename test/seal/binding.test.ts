@@ -169,6 +169,15 @@ describe('arguments canonical JSON refuses (a lone surrogate)', () => {
     expectRejected(() => sealer.prepare({ ...BINDING, args: lone }), 'request');
   });
 
+  it('refuses in prepare(), as "request", a name longer than a state can carry, and no shorter one', () => {
+    const roomy = createStateSealer({ keys: KEY_A, audience: 'reports', maxTokenBytes: 1 << 20 });
+    const longest = { ...BINDING, name: 'x'.repeat(65_535) };
+    expect(roomy.open(roomy.seal(STATE, roomy.prepare(longest)), longest).state).toEqual(STATE);
+    for (const name of [`${longest.name}x`, 'x'.repeat(1 << 20), '€'.repeat(21_846)]) {
+      expectRejected(() => sealer.prepare({ ...BINDING, name }), 'request');
+    }
+  });
+
   it('binds a prepared binding exactly like the plain one, whichever the sealer is given', () => {
     const prepared = sealer.prepare(BINDING);
     expect(Object.isFrozen(prepared)).toBe(true);
