@@ -19,13 +19,22 @@ import type { SessionRejection } from '../errors.js';
 import type { Principal } from '../seal/binding.js';
 import { describePrincipal, principalTagText } from '../seal/principal-tag.js';
 import { clockOption, readClock, type Clock } from '../seal/clock.js';
+import { createQuotaIndex, quotaOption } from './quota.js';
 
 /** Options of {@link createSessionBinding}. */
 export interface SessionBindingOptions {
   /** A session unused this long is gone (seconds). Default 3600. */
   idleSeconds?: number;
-  /** Most sessions held; opening one more ends the least recently used. Default 10 000. */
+  /**
+   * Most sessions held. When full, opening one more ends the least recently used session of the
+   * principal holding the most sessions, never one of a principal holding fewer. Default 10 000.
+   */
   maxSessions?: number;
+  /**
+   * Most sessions one principal holds. A principal opening one more ends its own least recently
+   * used session, never another principal's. Default 100.
+   */
+  maxSessionsPerPrincipal?: number;
   /** Ids longer than this are refused before any lookup (bytes). Default 256. */
   maxSessionIdBytes?: number;
   /** Told why a session id was refused, for operator logs only: never answer differently. */
@@ -62,6 +71,8 @@ export interface SessionBinding<S> {
 
 interface Entry<S> {
   readonly tag: Buffer;
+  /** The tag as a string: the principal's key in the quota index. */
+  readonly owner: string;
   readonly value: S;
   usedAt: number;
 }
@@ -95,6 +106,9 @@ export function createSessionBinding<S>(options: SessionBindingOptions = {}): Se
   const idleMs = positive('idleSeconds', options.idleSeconds, 3600) * 1000;
   const max = Math.floor(positive('maxSessions', options.maxSessions, 10_000));
   const maxIdBytes = Math.floor(positive('maxSessionIdBytes', options.maxSessionIdBytes, 256));
+  const quota = createQuotaIndex(
+    quotaOption('maxSessionsPerPrincipal', options.maxSessionsPerPrincipal, 100),
+  );
   const clock: Clock = clockOption(options.now);
   const onRejected = options.onRejected ?? (() => undefined);
   // Per binding, never leaves it: a tag proves nothing outside this process.
@@ -103,6 +117,14 @@ export function createSessionBinding<S>(options: SessionBindingOptions = {}): Se
   const decoy = randomBytes(TAG_BYTES);
   // Insertion order is use order: a used entry is moved to the end.
   const entries = new Map<string, Entry<S>>();
+
+  /** Forget a session, in the map and in its principal's quota. */
+  const drop = (sessionId: string): void => {
+    const entry = entries.get(sessionId);
+    if (entry === undefined) return;
+    entries.delete(sessionId);
+    quota.remove(entry.owner, sessionId);
+  };
 
   const tagOf = (principal: Principal): Buffer | undefined => {
     const text = principalTagText(principal);
@@ -132,7 +154,7 @@ export function createSessionBinding<S>(options: SessionBindingOptions = {}): Se
     const same = timingSafeEqual(entry?.tag ?? decoy, tag ?? decoy);
     if (entry === undefined) return 'unknown';
     if (at - entry.usedAt >= idleMs) {
-      entries.delete(sessionId);
+      drop(sessionId);
       return 'expired';
     }
     if (tag === undefined) return 'no-principal';
@@ -162,9 +184,25 @@ export function createSessionBinding<S>(options: SessionBindingOptions = {}): Se
         );
       const at = readClock(clock);
       if (at === undefined) throw new RangeError('the clock returned no usable time');
-      entries.delete(sessionId);
-      while (entries.size >= max) entries.delete(entries.keys().next().value as string);
-      entries.set(sessionId, { tag, value, usedAt: at });
+      drop(sessionId);
+      // The least recently used come first: the idle ones among them go before anyone's live one.
+      for (const [id, entry] of entries) {
+        if (at - entry.usedAt < idleMs) break;
+        drop(id);
+      }
+      const owner = tag.toString('base64');
+      // Room is made from this principal's own sessions when it holds its quota, and from the
+      // principal holding the most when the binding is full (quota.ts).
+      for (
+        let victim = quota.victim(owner, entries.size >= max);
+        victim !== undefined;
+        victim = quota.victim(owner, entries.size >= max)
+      ) {
+        drop(victim[1]);
+        quota.remove(victim[0], victim[1]);
+      }
+      entries.set(sessionId, { tag, owner, value, usedAt: at });
+      quota.add(owner, sessionId);
     },
     resolve(sessionId, principal) {
       const found = use(sessionId, principal);
@@ -172,12 +210,13 @@ export function createSessionBinding<S>(options: SessionBindingOptions = {}): Se
       found.entry.usedAt = readClock(clock) ?? found.entry.usedAt;
       entries.delete(found.id);
       entries.set(found.id, found.entry);
+      quota.add(found.entry.owner, found.id);
       return found.entry.value;
     },
     unbind(sessionId, principal) {
       const found = use(sessionId, principal);
       if (found === undefined) return undefined;
-      entries.delete(found.id);
+      drop(found.id);
       return found.entry.value;
     },
     get size() {

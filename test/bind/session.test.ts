@@ -257,6 +257,56 @@ describe('createSessionBinding', () => {
     expect(log.reasons).toEqual(['unknown', 'expired']);
   });
 
+  it("keeps another principal's session alive however many sessions one principal opens", () => {
+    const sessions = createSessionBinding<string>({ maxSessions: 10 });
+    const bob = sessions.mintId();
+    sessions.bind(bob, 'bob', 'bob-state');
+    for (let i = 0; i < 50; i += 1) sessions.bind(sessions.mintId(), 'alice', `alice-${i}`);
+    expect(sessions.resolve(bob, 'bob')).toBe('bob-state');
+    expect(sessions.size).toBe(10);
+  });
+
+  it("ends a principal's own least recently used session past its quota, never another's", () => {
+    const log = recording();
+    const sessions = createSessionBinding<string>({ maxSessionsPerPrincipal: 2, ...log });
+    const [a1, a2, a3, b1] = [1, 2, 3, 4].map(() => sessions.mintId()) as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    sessions.bind(a1, 'alice', 'a1');
+    sessions.bind(b1, 'bob', 'b1');
+    sessions.bind(a2, 'alice', 'a2');
+    expect(sessions.resolve(a1, 'alice')).toBe('a1'); // a2 is now alice's least recently used
+    sessions.bind(a3, 'alice', 'a3');
+    expect(sessions.resolve(a2, 'alice')).toBeUndefined();
+    expect([sessions.resolve(a1, 'alice'), sessions.resolve(a3, 'alice')]).toEqual(['a1', 'a3']);
+    expect(sessions.resolve(b1, 'bob')).toBe('b1');
+    expect(sessions.size).toBe(3);
+    expect(log.reasons).toEqual(['unknown']);
+  });
+
+  it('makes room in a full binding from the principal holding the most sessions', () => {
+    const sessions = createSessionBinding<string>({ maxSessions: 4 });
+    const id = (): string => sessions.mintId();
+    const [b1, c1, a1, a2, d1] = [id(), id(), id(), id(), id()];
+    sessions.bind(b1, 'bob', 'b1');
+    sessions.bind(c1, 'carol', 'c1');
+    sessions.bind(a1, 'alice', 'a1');
+    sessions.bind(a2, 'alice', 'a2');
+    // Full: dave's first session ends alice's oldest, though bob's and carol's are older.
+    sessions.bind(d1, 'dave', 'd1');
+    expect(sessions.resolve(a1, 'alice')).toBeUndefined();
+    expect(
+      [b1, c1, a2, d1].map((s, i) => sessions.resolve(s, ['bob', 'carol', 'alice', 'dave'][i])),
+    ).toEqual(['b1', 'c1', 'a2', 'd1']);
+    // All hold one: the least recently used goes (bob's, resolved first above).
+    sessions.bind(id(), 'erin', 'e1');
+    expect(sessions.resolve(b1, 'bob')).toBeUndefined();
+    expect(sessions.resolve(c1, 'carol')).toBe('c1');
+  });
+
   it('mints distinct url-safe ids and refuses to bind without a principal or with bad options', () => {
     const sessions = createSessionBinding<number>();
     const ids = new Set(Array.from({ length: 64 }, () => sessions.mintId()));
@@ -267,5 +317,11 @@ describe('createSessionBinding', () => {
     expect(() => sessions.bind('', 'alice', 1)).toThrow(TypeError);
     expect(() => createSessionBinding({ idleSeconds: 0 })).toThrow(RangeError);
     expect(() => createSessionBinding({ maxSessions: Number.NaN })).toThrow(RangeError);
+    expect(() => createSessionBinding({ maxSessionsPerPrincipal: 0 })).toThrow(
+      /^maxSessionsPerPrincipal must be a finite number of at least 1, got number$/,
+    );
+    expect(() => createSessionBinding({ maxSessionsPerPrincipal: '5' as never })).toThrow(
+      /got string$/,
+    );
   });
 });
