@@ -16,6 +16,7 @@ import { HandleRejectedError, type HandleRejection } from '../errors.js';
 import type { Principal } from '../seal/binding.js';
 import type { KeysInput } from '../seal/key.js';
 import { createHandleBinder, type HandleBinder, type MintOptions } from './handle.js';
+import { createQuotaIndex, quotaOption } from './quota.js';
 import { handleStoreKey } from './store.js';
 
 /**
@@ -55,8 +56,17 @@ export interface TaskGuardOptions {
   audience: string;
   /** Lifetime of a task (its id and its record). Default 3600 s. */
   ttlSeconds?: number;
-  /** Most live tasks kept; past it the expired go first, then the oldest. Default 10,000. */
+  /**
+   * Most live tasks kept. When full, the expired go first, then the oldest task of the principal
+   * holding the most tasks, never one of a principal holding fewer. Default 10,000.
+   */
   maxTasks?: number;
+  /**
+   * Most tasks one principal holds. A principal creating one more loses its own oldest task, never
+   * another principal's. Anonymous tasks (`allowAnonymous`) have no principal to count against and
+   * are bounded by `maxTasks` alone, as one holder. Default 1,000.
+   */
+  maxTasksPerPrincipal?: number;
   /** Longest task id read before it is refused, undecoded. Default 512 characters. */
   maxTaskIdBytes?: number;
   /**
@@ -129,7 +139,17 @@ export function createTaskGuard<T>(options: TaskGuardOptions): TaskGuard<T> {
     ...(options.allowAnonymous === true ? { allowAnonymous: true } : {}),
     now,
   });
-  const records = new Map<string, { record: T; expiresAt: number }>();
+  const quota = createQuotaIndex(
+    quotaOption('maxTasksPerPrincipal', options.maxTasksPerPrincipal, 1_000),
+  );
+  const records = new Map<string, { record: T; expiresAt: number; owner: string }>();
+  /** Forget a task, in the records and in its principal's quota. */
+  const drop = (key: string): void => {
+    const held = records.get(key);
+    if (held === undefined) return;
+    records.delete(key);
+    quota.remove(held.owner, key);
+  };
   const refuse = (reason: TaskRejection): never => {
     options.onRejected?.(reason);
     throw new TaskNotFoundError(reason);
@@ -146,31 +166,44 @@ export function createTaskGuard<T>(options: TaskGuardOptions): TaskGuard<T> {
       throw error;
     }
   };
-  const makeRoom = (): void => {
-    if (records.size < maxTasks) return;
-    const at = now();
-    for (const [key, held] of records) if (held.expiresAt <= at) records.delete(key);
-    // Still full: the oldest go (Map keeps insertion order). Its creator then gets TASK_NOT_FOUND,
-    // as for an expired task; the store never grows without bound on a client's say-so.
-    while (records.size >= maxTasks) records.delete(records.keys().next().value as string);
+  /** Room for one more task of `owner` (`''` for anonymous tasks, which no quota counts). */
+  const makeRoom = (owner: string): void => {
+    if (records.size >= maxTasks) {
+      const at = now();
+      for (const [key, held] of records) if (held.expiresAt <= at) drop(key);
+    }
+    // A principal at its quota loses its own oldest; a full store, the oldest of whoever holds the
+    // most (quota.ts). Its creator then gets TASK_NOT_FOUND, as for an expired task; the store
+    // never grows without bound on a client's say-so, and never shrinks on another client's.
+    for (
+      let victim = quota.victim(owner, records.size >= maxTasks, owner === '');
+      victim !== undefined;
+      victim = quota.victim(owner, records.size >= maxTasks, owner === '')
+    ) {
+      drop(victim[1]);
+      quota.remove(victim[0], victim[1]);
+    }
   };
   return {
     create(principal, record, mintOptions) {
       const { handle, claims } = binder.issue(principal, KIND, mintOptions);
-      makeRoom();
-      records.set(handleStoreKey(claims), { record, expiresAt: claims.expiresAt });
+      const owner = claims.principalTag ?? '';
+      makeRoom(owner);
+      const key = handleStoreKey(claims);
+      records.set(key, { record, expiresAt: claims.expiresAt, owner });
+      quota.add(owner, key);
       return { taskId: handle, createdAt: claims.issuedAt, expiresAt: claims.expiresAt };
     },
     get: (taskId, principal) => (records.get(keyOf(taskId, principal)) as { record: T }).record,
     update(taskId, principal, record) {
       const key = keyOf(taskId, principal);
-      const held = records.get(key) as { expiresAt: number };
-      records.set(key, { record, expiresAt: held.expiresAt });
+      const held = records.get(key) as { expiresAt: number; owner: string };
+      records.set(key, { record, expiresAt: held.expiresAt, owner: held.owner });
     },
     delete(taskId, principal) {
       const key = keyOf(taskId, principal);
       const held = records.get(key) as { record: T };
-      records.delete(key);
+      drop(key);
       return held.record;
     },
     get size() {

@@ -97,6 +97,54 @@ describe('createTaskGuard', () => {
     expect([tasks.get(third, ALICE), tasks.get(fourth, ALICE)]).toEqual([3, 4]);
   });
 
+  it("keeps another principal's task alive however many tasks one principal creates", () => {
+    const tasks = createTaskGuard<string>({ keys: KEY, audience: 'exports', maxTasks: 10 });
+    const { taskId } = tasks.create(BOB, 'bob-task');
+    for (let i = 0; i < 50; i += 1) tasks.create(ALICE, `alice-${i}`);
+    expect(tasks.get(taskId, BOB)).toBe('bob-task');
+    expect(tasks.size).toBe(10);
+  });
+
+  it("ends the oldest task of a principal past its quota, never another principal's", () => {
+    const tasks = createTaskGuard<string>({
+      keys: KEY,
+      audience: 'exports',
+      maxTasksPerPrincipal: 2,
+    });
+    const a1 = tasks.create(ALICE, 'a1').taskId;
+    const b1 = tasks.create(BOB, 'b1').taskId;
+    const a2 = tasks.create(ALICE, 'a2').taskId;
+    const a3 = tasks.create(ALICE, 'a3').taskId;
+    expect(refusal(() => tasks.get(a1, ALICE))).toBe('unknown');
+    expect([tasks.get(a2, ALICE), tasks.get(a3, ALICE), tasks.get(b1, BOB)]).toEqual([
+      'a2',
+      'a3',
+      'b1',
+    ]);
+    expect(tasks.size).toBe(3);
+  });
+
+  it("counts anonymous tasks against no quota, but ends them before a principal's in a full store", () => {
+    const tasks = createTaskGuard<string>({
+      keys: KEY,
+      audience: 'exports',
+      allowAnonymous: true,
+      maxTasks: 5,
+      maxTasksPerPrincipal: 2,
+    });
+    const alice = tasks.create(ALICE, 'alice').taskId;
+    const anonymous = [1, 2, 3, 4].map((i) => tasks.create(undefined, `anon-${i}`).taskId);
+    expect(anonymous.map((id) => tasks.get(id, undefined))).toEqual([
+      'anon-1',
+      'anon-2',
+      'anon-3',
+      'anon-4',
+    ]);
+    const bob = tasks.create(BOB, 'bob').taskId;
+    expect(refusal(() => tasks.get(anonymous[0], undefined))).toBe('unknown');
+    expect([tasks.get(alice, ALICE), tasks.get(bob, BOB)]).toEqual(['alice', 'bob']);
+  });
+
   it('needs a principal unless allowAnonymous, and rejects bad options by type', () => {
     const tasks = createTaskGuard<number>({ keys: KEY, audience: 'exports' });
     expect(() => tasks.create(undefined, 1)).toThrow(TypeError);
@@ -105,6 +153,9 @@ describe('createTaskGuard', () => {
     expect(open.get(taskId, undefined)).toBe(1);
     expect(refusal(() => open.get(taskId, ALICE))).toBe('principal');
     expect(() => createTaskGuard({ keys: KEY, audience: 'x', maxTasks: 0 })).toThrow(RangeError);
+    expect(() => createTaskGuard({ keys: KEY, audience: 'x', maxTasksPerPrincipal: 0.5 })).toThrow(
+      /^maxTasksPerPrincipal must be a finite number of at least 1, got number$/,
+    );
     expect(() => createTaskGuard({ keys: 'short', audience: 'x' })).toThrow();
   });
 
