@@ -17,6 +17,7 @@ import { createRedisHandleBackend } from '../../src/redis.js';
 
 const KEY = 'k'.repeat(32);
 const ALICE = 'alice';
+const BOB = 'bob';
 const AT = 1_800_000_000_000;
 
 const binder = createHandleBinder({
@@ -121,6 +122,43 @@ describe('createMemoryHandleBackend', () => {
     await store.create(ALICE, 'workspace', 'first');
     expect(await reasonOf(store.create(ALICE, 'workspace', 'second'))).toBe('store-unavailable');
     expect(logged).toEqual([new Error('memory handle backend is full')]);
+  });
+
+  it('refuses a principal past its quota of live handles, and no other principal', async () => {
+    let at = AT;
+    const logged: unknown[] = [];
+    const timed = createHandleBinder({ keys: 'k'.repeat(32), audience: 'notes', now: () => at });
+    const store = createHandleStore<string>({
+      binder: timed,
+      backend: createMemoryHandleBackend({
+        maxEntries: 5,
+        maxEntriesPerPrincipal: 2,
+        now: () => at,
+      }),
+      onStoreError: (e) => logged.push(e),
+    });
+    const first = await store.create(ALICE, 'workspace', 'a1');
+    await store.create(ALICE, 'workspace', 'a2', { ttlSeconds: 10 });
+    expect(await reasonOf(store.create(ALICE, 'workspace', 'a3'))).toBe('store-unavailable');
+    expect(logged).toEqual([
+      new Error('memory handle backend: this principal holds its quota of live entries'),
+    ]);
+    // Alice cannot fill the backend: Bob still mints, and Alice's handles still open.
+    const bob = await store.create(BOB, 'workspace', 'b1');
+    expect(await store.get(bob, BOB, 'workspace')).toBe('b1');
+    expect(await store.get(first, ALICE, 'workspace')).toBe('a1');
+    // A revoked or expired handle frees its place in the quota.
+    await store.revoke(first, ALICE, 'workspace');
+    await store.create(ALICE, 'workspace', 'a3');
+    at += 10_000;
+    await store.create(ALICE, 'workspace', 'a4');
+    expect(await reasonOf(store.create(ALICE, 'workspace', 'a5'))).toBe('store-unavailable');
+  });
+
+  it('refuses a quota that is not a count of at least one, naming its type', () => {
+    expect(() => createMemoryHandleBackend({ maxEntriesPerPrincipal: 0 })).toThrow(
+      new RangeError('maxEntriesPerPrincipal must be a finite number of at least 1, got number'),
+    );
   });
 
   it('keeps entries on the clock it is given', async () => {
