@@ -22,7 +22,7 @@ import { clockOption, readClock, type Clock } from '../seal/clock.js';
 import { createQuotaIndex, quotaOption } from './quota.js';
 
 /** Options of {@link createSessionBinding}. */
-export interface SessionBindingOptions {
+export interface SessionBindingOptions<S = unknown> {
   /** A session unused this long is gone (seconds). Default 3600. */
   idleSeconds?: number;
   /**
@@ -39,6 +39,12 @@ export interface SessionBindingOptions {
   maxSessionIdBytes?: number;
   /** Told why a session id was refused, for operator logs only: never answer differently. */
   onRejected?: (reason: SessionRejection) => void;
+  /**
+   * Told each session the binding let go of on its own (idle past `idleSeconds`, or ended to make
+   * room), with what you kept for it, so you can close it (the SDK transport). Not called for
+   * `unbind`, which hands the value back itself. Exceptions are ignored.
+   */
+  onEvicted?: (value: S) => void;
   /** Clock in milliseconds, like `Date.now`. */
   now?: () => number;
 }
@@ -102,7 +108,7 @@ function positive(name: string, value: unknown, fallback: number): number {
  * if (own === undefined) return sessionNotFound(); // the same 404 for unknown and foreign ids
  * ```
  */
-export function createSessionBinding<S>(options: SessionBindingOptions = {}): SessionBinding<S> {
+export function createSessionBinding<S>(options: SessionBindingOptions<S> = {}): SessionBinding<S> {
   const idleMs = positive('idleSeconds', options.idleSeconds, 3600) * 1000;
   const max = Math.floor(positive('maxSessions', options.maxSessions, 10_000));
   const maxIdBytes = Math.floor(positive('maxSessionIdBytes', options.maxSessionIdBytes, 256));
@@ -111,6 +117,7 @@ export function createSessionBinding<S>(options: SessionBindingOptions = {}): Se
   );
   const clock: Clock = clockOption(options.now);
   const onRejected = options.onRejected ?? (() => undefined);
+  const onEvicted = options.onEvicted;
   // Per binding, never leaves it: a tag proves nothing outside this process.
   const key = randomBytes(32);
   // Compared against when the id is unknown, so that path does the same work as a foreign one.
@@ -119,11 +126,22 @@ export function createSessionBinding<S>(options: SessionBindingOptions = {}): Se
   const entries = new Map<string, Entry<S>>();
 
   /** Forget a session, in the map and in its principal's quota. */
-  const drop = (sessionId: string): void => {
+  const drop = (sessionId: string): Entry<S> | undefined => {
     const entry = entries.get(sessionId);
-    if (entry === undefined) return;
+    if (entry === undefined) return undefined;
     entries.delete(sessionId);
     quota.remove(entry.owner, sessionId);
+    return entry;
+  };
+  /** Drop a session the binding lets go of on its own, and tell the server. */
+  const evict = (sessionId: string): void => {
+    const entry = drop(sessionId);
+    if (entry === undefined || onEvicted === undefined) return;
+    try {
+      onEvicted(entry.value);
+    } catch {
+      // A failing hook must not leave the binding half-updated or change an answer.
+    }
   };
 
   const tagOf = (principal: Principal): Buffer | undefined => {
@@ -154,7 +172,7 @@ export function createSessionBinding<S>(options: SessionBindingOptions = {}): Se
     const same = timingSafeEqual(entry?.tag ?? decoy, tag ?? decoy);
     if (entry === undefined) return 'unknown';
     if (at - entry.usedAt >= idleMs) {
-      drop(sessionId);
+      evict(sessionId);
       return 'expired';
     }
     if (tag === undefined) return 'no-principal';
@@ -188,7 +206,7 @@ export function createSessionBinding<S>(options: SessionBindingOptions = {}): Se
       // The least recently used come first: the idle ones among them go before anyone's live one.
       for (const [id, entry] of entries) {
         if (at - entry.usedAt < idleMs) break;
-        drop(id);
+        evict(id);
       }
       const owner = tag.toString('base64');
       // Room is made from this principal's own sessions when it holds its quota, and from the
@@ -198,7 +216,7 @@ export function createSessionBinding<S>(options: SessionBindingOptions = {}): Se
         victim !== undefined;
         victim = quota.victim(owner, entries.size >= max)
       ) {
-        drop(victim[1]);
+        evict(victim[1]);
         quota.remove(victim[0], victim[1]);
       }
       entries.set(sessionId, { tag, owner, value, usedAt: at });

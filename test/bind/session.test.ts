@@ -154,6 +154,44 @@ describe('the session binding, end to end with the official SDK client', () => {
   });
 });
 
+describe('one principal flooding the session binding, end to end with the official SDK client', () => {
+  let twin: RunningTwin;
+  afterAll(async () => {
+    await twin?.close();
+  });
+
+  it("keeps B's session alive while A opens more sessions than the server holds", async () => {
+    twin = await sessionNotes.startHttp('fixed');
+    const bob = await connectAs(twin.url, BOB);
+    await bob.client.callTool({ name: 'jot', arguments: { note: 'bob-note' } });
+    const flood: Awaited<ReturnType<typeof connectAs>>[] = [];
+    try {
+      // The twin holds 200 sessions; A opens 201, each a real initialize from the SDK client.
+      for (let i = 0; i < 201; i += 1) flood.push(await connectAs(twin.url, ALICE));
+      const recap = await bob.client.callTool({ name: 'recap', arguments: {} });
+      expect(textOf(recap)).toContain('bob-note');
+      // A's own oldest session is the one that ended: its id now answers as an unknown one.
+      const oldest = flood[0]?.transport.sessionId ?? '';
+      const asAlice = await fetch(twin.url, {
+        method: 'GET',
+        headers: {
+          authorization: `Bearer ${ALICE}`,
+          accept: 'text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+          'mcp-session-id': oldest,
+        },
+        signal: AbortSignal.timeout(10_000),
+      });
+      expect(asAlice.status).toBe(404);
+      await asAlice.body?.cancel();
+      const newest = await flood.at(-1)?.client.callTool({ name: 'recap', arguments: {} });
+      expect(textOf(newest)).toContain(`opened by ${ALICE}`);
+    } finally {
+      await Promise.allSettled([bob, ...flood].map((c) => c.client.close()));
+    }
+  }, 60_000);
+});
+
 describe('createSessionBinding', () => {
   const recording = () => {
     const reasons: SessionRejection[] = [];
@@ -285,6 +323,35 @@ describe('createSessionBinding', () => {
     expect(sessions.resolve(b1, 'bob')).toBe('b1');
     expect(sessions.size).toBe(3);
     expect(log.reasons).toEqual(['unknown']);
+  });
+
+  it('hands every session it lets go of on its own to onEvicted, and no unbound one', () => {
+    let now = 1_000_000;
+    const evicted: string[] = [];
+    const sessions = createSessionBinding<string>({
+      maxSessionsPerPrincipal: 1,
+      idleSeconds: 10,
+      now: () => now,
+      onEvicted: (value) => {
+        evicted.push(value);
+        throw new Error('a failing hook changes nothing');
+      },
+    });
+    const [a1, a2, b1, c1] = [1, 2, 3, 4].map(() => sessions.mintId()) as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    sessions.bind(a1, 'alice', 'a1');
+    sessions.bind(a2, 'alice', 'a2'); // past alice's quota: a1 goes
+    sessions.bind(b1, 'bob', 'b1');
+    expect(sessions.unbind(b1, 'bob')).toBe('b1');
+    now += 10_000;
+    expect(sessions.resolve(a2, 'alice')).toBeUndefined(); // idle: a2 goes
+    sessions.bind(c1, 'carol', 'c1');
+    expect(evicted).toEqual(['a1', 'a2']);
+    expect(sessions.resolve(c1, 'carol')).toBe('c1');
   });
 
   it('makes room in a full binding from the principal holding the most sessions', () => {
