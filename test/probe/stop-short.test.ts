@@ -47,13 +47,31 @@ const notes = (r: ProbeResult): string[] =>
   r.evidence.flatMap((e) => (e.kind === 'note' ? [e.text] : []));
 const show = (r: ProbeResult): string => `${r.verdict}: ${r.reason}\n${notes(r).join('\n')}`;
 
-const CASES: { shape: Shape; probe: string; decisive: RegExp }[] = [
-  { shape: 'jws-role', probe: 'state/tamper', decisive: /access/ },
-  { shape: 'second-slot', probe: 'handle/cross-principal', decisive: /segmentId/ },
-  { shape: 'field-digest', probe: 'state/tamper', decisive: /account/ },
+const labels = (r: ProbeResult): string[] =>
+  r.evidence.flatMap((e) => ('label' in e ? [e.label] : []));
+
+/**
+ * `decisive`: what the confirmation names. `sent`: an exchange the correct twin must see too (the
+ * decisive step was taken there as well, and refused). A correct JWS server refuses every change
+ * as the random blob, so its run of refusals may end the plan before `access`: nothing to require.
+ */
+const CASES: { shape: Shape; probe: string; decisive: RegExp; sent?: RegExp }[] = [
+  { shape: 'jws-role', probe: 'state/tamper', decisive: /access → canary, as a JWS with alg none/ },
+  {
+    shape: 'second-slot',
+    probe: 'handle/cross-principal',
+    decisive: /add_to_segment\.segmentId/,
+    sent: /^B presents A's handle \(slot segmentId\)$/,
+  },
+  {
+    shape: 'field-digest',
+    probe: 'state/tamper',
+    decisive: /account → canary \(its sha256 in account_sha256 recomputed\)/,
+    sent: /^changed requestState: account → canary \(its sha256 in account_sha256 recomputed\)$/,
+  },
 ];
 
-for (const { shape, probe, decisive } of CASES)
+for (const { shape, probe, decisive, sent } of CASES)
   describe(`${shape}: ${probe}`, () => {
     for (const transport of ['http', 'stdio'] as const) {
       it(`confirmed on the flawed server over ${transport}, by the decisive change`, async () => {
@@ -65,6 +83,7 @@ for (const { shape, probe, decisive } of CASES)
       it(`refuted on the correct twin over ${transport}`, async () => {
         const r = await scan(shape, 'correct', transport, probe);
         expect(r.verdict, show(r)).toBe('refuted');
+        if (sent !== undefined) expect(labels(r)).toContainEqual(expect.stringMatching(sent));
       }, 180_000);
     }
   });

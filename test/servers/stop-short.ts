@@ -12,8 +12,9 @@
  *   claims, `format`, `locale`) are accepted between refusals of the signed-as-issued ones before
  *   the decisive change reaches `access`. Correct: HS256 only.
  * - `second-slot`: `create_contact({ name })`, `create_segment({ title })`,
- *   `add_to_segment({ contactId, segmentId })`. Flawed: the owner of the contact is checked, not the
- *   owner of the segment, whose title and owner the answer names. Correct: both checked.
+ *   `show_contact({ contactId })`, `show_segment({ segmentId })` (each its owner's only),
+ *   `add_to_segment({ contactId, segmentId })`. Flawed: `add_to_segment` checks the owner of the
+ *   contact, not the owner of the segment, whose title and owner its answer names. Correct: both.
  * - `field-digest`: `preview_invoice({ customer })` confirms first, with a base64url JSON state
  *   `{ account, account_sha256, customer, step, tier }` where `account_sha256` is the unkeyed SHA-256
  *   of `account` (hex). Flawed: the digest is the only check, and the invoice names the state's
@@ -174,6 +175,25 @@ function secondSlot(server: McpServer, variant: Variant, callerOf: CallerOf, sto
       };
     },
   );
+  // Each record alone is read back by its owner only, in both variants.
+  for (const [tool, param, map, what] of [
+    ['show_contact', 'contactId', store.contacts, 'Contact'],
+    ['show_segment', 'segmentId', store.segments, 'Segment'],
+  ] as const)
+    server.registerTool(
+      tool,
+      {
+        description: `Show a ${what.toLowerCase()}.`,
+        inputSchema: z.object({ [param]: z.string().min(1).max(1024) }),
+        annotations: { readOnlyHint: true },
+      },
+      (args, ctx) => {
+        const rec = map.get(String((args as Record<string, unknown>)[param]));
+        if (rec === undefined || rec.owner !== callerOf(ctx))
+          return text(`Unknown ${what.toLowerCase()}.`, true);
+        return text(`${what} "${rec.name}" of ${rec.owner}.`);
+      },
+    );
   server.registerTool(
     'add_to_segment',
     {
