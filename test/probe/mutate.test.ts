@@ -61,10 +61,10 @@ describe('planned mutations', () => {
       'role',
       'role',
       'approved',
-      'exp',
       'amount',
       'workspace_id',
       'step',
+      'exp',
     ]);
   });
 
@@ -76,10 +76,10 @@ describe('planned mutations', () => {
     expect(decoded[1]).toEqual({ ...state, role: canary });
     expect(decoded[2]).toEqual({ ...state, role: 'admin' });
     expect(decoded[3]).toEqual({ ...state, approved: true });
-    expect(decoded[4]).toEqual({ ...state, exp: state.exp + 1e7 });
-    expect(decoded[5]).toEqual({ ...state, amount: 10_000 });
-    expect(decoded[6]).toEqual({ ...state, workspace_id: canary });
-    expect(decoded[7]).toEqual({ ...state, step: canary });
+    expect(decoded[4]).toEqual({ ...state, amount: 10_000 });
+    expect(decoded[5]).toEqual({ ...state, workspace_id: canary });
+    expect(decoded[6]).toEqual({ ...state, step: canary });
+    expect(decoded[7]).toEqual({ ...state, exp: state.exp + 1e7 });
     expect(plans[0]!.marker).toBe(canary);
   });
 
@@ -152,6 +152,53 @@ describe('planned mutations', () => {
       string
     >;
     expect(changed).toEqual({ user: canary, check: md5(JSON.stringify({ user: canary })) });
+  });
+
+  it('recompute an unkeyed digest of one field beside it, hex or base64, at any depth', () => {
+    const hash = (alg: string, t: string, enc: 'hex' | 'base64') =>
+      createHash(alg).update(t).digest(enc);
+    const state = {
+      account: 'alice',
+      account_sha256: hash('sha256', 'alice', 'hex'),
+      order: { item: 'lamp', item_check: hash('sha1', 'lamp', 'base64') },
+    };
+    const blob = Buffer.from(JSON.stringify(state)).toString('base64url');
+    const plans = planMutations(blob, canary);
+    const open = (p: (typeof plans)[number]) =>
+      decodeJson(p.apply(blob)!) as {
+        account: string;
+        account_sha256: string;
+        order: { item: string; item_check: string };
+      };
+    const account = plans.find((p) => p.label.startsWith('account →'))!;
+    expect(account.label).toContain('its sha256 in account_sha256 recomputed');
+    expect(open(account)).toEqual({
+      ...state,
+      account: canary,
+      account_sha256: hash('sha256', canary, 'hex'),
+    });
+    const item = open(plans.find((p) => p.label.startsWith('order.item →'))!);
+    expect(item.order).toEqual({ item: canary, item_check: hash('sha1', canary, 'base64') });
+    // A change of the digest itself stands: it is not recomputed away.
+    const digest = open(plans.find((p) => p.label.startsWith('account_sha256 →'))!);
+    expect(digest).toMatchObject({ account: 'alice', account_sha256: canary });
+  });
+
+  it("change a token's bookkeeping (times, issuer, audience, id) after every other field", () => {
+    const claims = {
+      iss: 'me',
+      sub: 'alice',
+      aud: 'api',
+      iat: 1,
+      nbf: 1,
+      exp: 2,
+      jti: 'x1',
+      project: 'p',
+      access: 'summary',
+    };
+    const jws = `eyJhbGciOiJIUzI1NiJ9.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.c2ln`;
+    const order = [...new Set(fields(planMutations(jws, canary)).filter((f) => f !== 'JWS'))];
+    expect(order).toEqual(['sub', 'project', 'access', 'iss', 'aud', 'iat', 'nbf', 'exp', 'jti']);
   });
 
   it('stay bounded on a huge nested state', () => {

@@ -1,6 +1,6 @@
 import { HANDLE_HIJACKING, STATEFUL_TOOLS } from '../references.js';
 import { defineProbe, errored, skipped } from '../define.js';
-import { mint, othersOf, recipeName } from '../surface/recipes.js';
+import { mint, othersOf, recipeName, type HandleRecipe } from '../surface/recipes.js';
 import { describe } from '../trials/rounds.js';
 import { tryHandlePair } from '../trials/handle-trial.js';
 import { makeCanary } from '../evidence/markers.js';
@@ -33,14 +33,22 @@ is reported; an answer that is the forged handle's answer opened nothing of A's.
 Handles are found by value (see discovery): what differs between two identical minting calls,
 wherever it sits (structured content at any depth, JSON or a word in text, \`_meta\`, a resource
 link), that another call takes back (a tool parameter at any depth, a \`resources/read\` URI). A
-consumer that takes several minted values is tried slot by slot: A's value in one slot, B's own
-values in the others. Every read is driven through all its rounds, so an owner the server names
+consumer that takes several minted values is tried slot by slot in one trial: A's value in each slot
+in turn, B's own values in the others, each slot with its own forged-handle control. Every read is driven through all its rounds, so an owner the server names
 only at completion still counts.
 
 Budget: 32 calls; recipes whose consumer refused a placeholder are tried first, and the strongest
 evidence is reported.`;
 
 const MAX_CALLS = 32;
+
+/** The tool and every slot of a consumer of several minted values; `undefined` for one slot. */
+function consumerKey(r: HandleRecipe): string | undefined {
+  const others = othersOf(r);
+  if (r.consumer.kind !== 'tool' || others.length === 0) return undefined;
+  const paths = [r.consumer.path, ...others.map((o) => o.path)].map((p) => JSON.stringify(p));
+  return `${r.consumer.tool.name}\u0000${paths.sort().join('\u0000')}`;
+}
 
 export default defineProbe({
   id: 'handle/cross-principal',
@@ -54,7 +62,19 @@ export default defineProbe({
   // 2025-11-25, and their handles are as presentable by anyone.
   runsOnLegacy: true,
   async run(ctx) {
-    const recipes = [...ctx.surface.handles].sort((a, b) => Number(b.checked) - Number(a.checked));
+    // A consumer of several minted values has one recipe per slot; its trial presents every slot
+    // in turn, so only its first recipe is tried (the others would spend the budget on the same
+    // mints and reads).
+    const seen = new Set<string>();
+    const recipes = [...ctx.surface.handles]
+      .sort((a, b) => Number(b.checked) - Number(a.checked))
+      .filter((r) => {
+        const key = consumerKey(r);
+        if (key === undefined) return true;
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      });
     if (recipes.length === 0) {
       const failed = ctx.surface.failures[0];
       if (failed !== undefined)

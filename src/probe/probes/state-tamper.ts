@@ -43,11 +43,12 @@ that a single-use state cannot pass for a refused one:
    itself and is ignored from then on.
 2. A random blob of the same shape: refused, or accepted (noted, with whether the answer changed).
 3. Every field of a readable state in turn (raw, base64 or base64url JSON, \`body.signature\`, JWS, JSON
-   inside a string; names only decide the order, principal first), and the state of every round, not
-   only the first: a string becomes a canary, a number ×1000, a boolean flips, a later round's value
-   goes into an earlier round's state (a step that skips an approval); a JWS is also sent with
-   \`alg: none\` and no signature; an unkeyed digest of the body is recomputed. An opaque blob gets
-   characters changed at spread offsets, each checked to change the decoded bytes.
+   inside a string; names only decide the order, principal first and a token's bookkeeping, its
+   times, issuer, audience and id, last), and the state of every round, not only the first: a string
+   becomes a canary, a number ×1000, a boolean flips, a later round's value goes into an earlier
+   round's state (a step that skips an approval); a JWS is also sent with \`alg: none\` and no
+   signature; an unkeyed digest of the body, or of a field beside the changed one, is recomputed. An
+   opaque blob gets characters changed at spread offsets, each checked to change the decoded bytes.
 4. When a change is accepted and the answer differs beyond the noise, the control: the same change
    with a second canary in a field the server has never seen. A server that shows back the whole
    state shows the control too, and proves nothing; one that does not acted on the changed value.
@@ -59,11 +60,15 @@ as they were (the state is not consulted), or changed them only where the server
 was sent. A timeout or 5xx on any try, or an untouched flow that cannot be repeated to learn its
 noise, is \`errored\`, never a refusal.
 
-A run of 8 changes refused exactly as the random blob was (the state is checked as a whole) ends
-the plan early. Budget: 40 calls, at most 2 flows.`;
+A run of 8 changes refused in a row exactly as the random blob was (the state is checked as a whole)
+ends the plan early; an accepted change, or a refusal of another kind, ends the run. Budget: 40
+calls, at most 2 flows.`;
 
 const MAX_CALLS = 40;
-/** Changes refused in a row exactly as the random blob was, after which the plan stops. */
+/**
+ * Changes refused in a row exactly as the random blob was, after which the plan stops. An accepted
+ * change ends the run: a state whose changes pass at all is not checked as a whole.
+ */
 const WHOLE_CHECK_RUN = 8;
 
 export default defineProbe({
@@ -151,8 +156,9 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
   let reflection: { reflection: Reflection; detail: string } | undefined;
   let noDecision: string | undefined;
   let tries = 0;
-  // Refused exactly as the random blob was: the state is checked as a whole. After a run of those
-  // the rest of the plan would only repeat the answer, so it stops (the budget is the other bound).
+  // Refused exactly as the random blob was: the state is checked as a whole. After a run of those in
+  // a row the rest of the plan would only repeat the answer, so it stops (the budget bounds the
+  // whole experiment). An accepted change breaks the run (below), as a refusal of another kind does.
   let refusedAsRandom = 0;
   const randomView = randomReading === 'refused' ? refusalOf(random.resumed) : undefined;
   const labelOf = ({ round, m }: Planned): string =>
@@ -173,6 +179,8 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
     if (!again) tries++;
     const { reading, exchange } = r.resumed;
     if (reading === 'failure') noDecision ??= `"${m.label}": ${describe(exchange)}`;
+    // A run counts refusals in a row: a refusal of another kind, or an accepted change, ends it.
+    if (!again && reading === 'accepted') refusedAsRandom = 0;
     if (reading === 'refused' && randomView !== undefined && !again)
       refusedAsRandom =
         differences(randomView, refusalOf(r.resumed)).length === 0 ? refusedAsRandom + 1 : 0;

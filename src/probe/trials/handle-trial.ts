@@ -22,6 +22,7 @@ import {
   consumerName,
   mint,
   othersOf,
+  type CoSlot,
   type HandleRecipe,
   type Minted,
 } from '../surface/recipes.js';
@@ -38,7 +39,7 @@ import { stringCarries } from '../evidence/encodings.js';
 import { differences, leavesOf, type Difference } from '../evidence/positions.js';
 import { decodeBlob, encodeBlob, randomSameShape } from './mutate.js';
 import { check, outOfBudget, startTrial, type Trial } from './trial.js';
-import type { IdentityName } from '../types.js';
+import type { ControlResult, IdentityName } from '../types.js';
 
 const how = (d: Driven): string => (d.answered ? 'answered' : describe(d.exchange));
 
@@ -94,6 +95,75 @@ export function swapCarried(handle: string, from: string, to: string): string | 
   return undefined;
 }
 
+/**
+ * One slot of a consumer presented cross-principal: the recipe with that slot under test (the others
+ * filled in their order), A's value for it, B's own value for it and B's values for the others.
+ */
+interface Slot {
+  readonly recipe: HandleRecipe;
+  readonly where: string;
+  /** Appended to the labels of its presentations (empty for the first slot). */
+  readonly suffix: string;
+  readonly a: string;
+  readonly b: string;
+  readonly bCo: readonly string[] | undefined;
+}
+
+/**
+ * Every slot of `recipe`'s consumer, the recipe's own first: for a consumer of several minted
+ * values, slot k is under test with A's value in it and B's own values in the others.
+ */
+function slotsOf(
+  recipe: HandleRecipe,
+  [a, , b]: readonly [Minted & { handle: string }, Minted, Minted],
+): Slot[] {
+  const first: Slot = {
+    recipe,
+    where: consumerName(recipe.consumer),
+    suffix: '',
+    a: a.handle,
+    b: b.handle ?? '',
+    bCo: b.co,
+  };
+  const c = recipe.consumer;
+  if (c.kind !== 'tool' || c.others === undefined || c.others.length === 0) return [first];
+  const lead: CoSlot = {
+    path: c.path,
+    ...(c.numeric === true ? { numeric: true as const } : {}),
+    minter: recipe.minter,
+    found: recipe.found,
+  };
+  const all = [lead, ...c.others];
+  const valuesOf = (m: Minted): readonly string[] => [m.handle ?? '', ...(m.co ?? [])];
+  const [av, bv] = [valuesOf(a), valuesOf(b)];
+  const out = [first];
+  for (let k = 1; k < all.length; k++) {
+    const under = all[k] as CoSlot;
+    const others = all.filter((_, j) => j !== k);
+    const r: HandleRecipe = {
+      minter: under.minter,
+      found: under.found,
+      consumer: {
+        ...c,
+        path: under.path,
+        ...(under.numeric === true ? { numeric: true as const } : { numeric: undefined }),
+        others,
+      },
+      checked: recipe.checked,
+    };
+    const where = consumerName(r.consumer);
+    out.push({
+      recipe: r,
+      where,
+      suffix: ` (slot ${under.path.join('.')})`,
+      a: av[k] ?? '',
+      b: bv[k] ?? '',
+      bCo: bv.filter((_, j) => j !== k),
+    });
+  }
+  return out;
+}
+
 /** How the swapped-handle control came out; see {@link tryHandlePair}. */
 type Swap =
   | { readonly reading: 'reflected' | 'served'; readonly detail: string }
@@ -119,7 +189,7 @@ export async function tryHandlePair(
   mintA: Minted & { handle: string },
 ): Promise<Trial> {
   const where = consumerName(recipe.consumer);
-  const slots = othersOf(recipe);
+  const otherSlots = othersOf(recipe);
   const trial = startTrial(`${recipe.minter.name} → ${where}`);
   // B's reads share one canary, so its answers differ only by the handle presented.
   const canaryB = makeCanary('read');
@@ -129,8 +199,8 @@ export async function tryHandlePair(
     label: string,
     co: readonly string[] | undefined,
     canary = makeCanary('read'),
-  ): Promise<Driven> =>
-    callThrough(ctx, consumerCall(recipe.consumer, handle, canary, co), who, label);
+    to: HandleRecipe = recipe,
+  ): Promise<Driven> => callThrough(ctx, consumerCall(to.consumer, handle, canary, co), who, label);
   const done = (d: Trial['decision']): Trial => Object.assign(trial, { decision: d });
 
   // A, B, A: interleaved in time, so a clock or counter in the answers is the same for both A's.
@@ -139,14 +209,14 @@ export async function tryHandlePair(
   if ([mintB, mintA2].some((m) => outOfBudget(trial, m.driven.exchange)))
     return done(errored('budget spent while minting'));
   const incomplete = (m: Minted): boolean =>
-    m.handle === undefined || (slots.length > 0 && m.co === undefined);
+    m.handle === undefined || (otherSlots.length > 0 && m.co === undefined);
   if (incomplete(mintB) || incomplete(mintA2)) {
     check(
       trial,
       'bMintsOwnHandle',
       false,
       'B (and A again) can mint a handle',
-      `${how(mintB.driven)} / ${how(mintA2.driven)}${slots.length > 0 ? ` (and ${slots.length} other slot(s) each)` : ''}`,
+      `${how(mintB.driven)} / ${how(mintA2.driven)}${otherSlots.length > 0 ? ` (and ${otherSlots.length} other slot(s) each)` : ''}`,
     );
     return done(
       errored('B could not mint a handle of its own, so B is not a live second identity'),
@@ -172,135 +242,190 @@ export async function tryHandlePair(
 
   // A numeric id counted up from 1 would, forged at the same length, often be somebody's real one:
   // a forgery must be a value the server never minted, so a number goes far out of that range.
-  const forgedHandle =
-    recipe.found.numeric === true
-      ? String(100_000_000 + randomInt(900_000_000))
-      : randomSameShape(handleB);
-  const forged = await read(
-    forgedHandle,
-    'B',
-    'B presents a forged handle of the same shape',
-    mintB.co,
-    canaryB,
-  );
-  const forgedDecided = forged.answered || forged.reading === 'refused';
-  check(
-    trial,
-    'forgedHandleDecided',
-    forgedDecided,
-    'a decision on a handle the server never minted (refused, or else noted)',
-    how(forged),
-  );
-  if (!forgedDecided) return done(errored('the forged-handle control drew no decision'));
-  if (forged.answered) {
-    trial.observations.push({
-      label: 'no handle validation',
-      detail: `${where} honoured a handle it never minted, so a "yes" to B proves nothing; only A's canary or principal can confirm`,
-    });
-  }
+  // Each slot of a consumer of several minted values is presented in turn: A's value in that slot,
+  // B's own values in the others, each with its own forged-handle control and the same shared ones.
+  const slots = slotsOf(recipe, [mintA, mintA2, mintB]);
+  const judge = async (slot: Slot): Promise<Trial['decision']> => {
+    const forgedHandle =
+      slot.recipe.found.numeric === true
+        ? String(100_000_000 + randomInt(900_000_000))
+        : randomSameShape(slot.b);
+    const forged = await read(
+      forgedHandle,
+      'B',
+      `B presents a forged handle of the same shape${slot.suffix}`,
+      slot.bCo,
+      canaryB,
+      slot.recipe,
+    );
+    const forgedDecided = forged.answered || forged.reading === 'refused';
+    check(
+      trial,
+      'forgedHandleDecided',
+      forgedDecided,
+      'a decision on a handle the server never minted (refused, or else noted)',
+      how(forged),
+    );
+    if (!forgedDecided) return errored('the forged-handle control drew no decision');
+    if (forged.answered) {
+      trial.observations.push({
+        label: 'no handle validation',
+        detail: `${slot.where} honoured a handle it never minted, so a "yes" to B proves nothing; only A's canary or principal can confirm`,
+      });
+    }
 
-  const cross = await read(mintA.handle, 'B', "B presents A's handle", mintB.co, canaryB);
-  const handles = [mintA.handle, handleA2, handleB, forgedHandle];
-  const coValues = [mintA, mintA2, mintB].flatMap((m) => m.co ?? []);
-  const exclude = [...handles, ...coValues, mintA.canary, mintA2.canary, mintB.canary, canaryB];
-  const answersOf = (m: Minted): unknown[] => [
-    ...m.driven.answers,
-    ...(m.also ?? []).flatMap((d) => d.answers),
-  ];
-  // What B sees without A's handle: its own records, and what a forged handle opens.
-  const bSees = [...answersOf(mintB), ...readB.answers, ...forged.answers];
-  const aTokens = distinctTokens(
-    [
-      [...answersOf(mintA), ...readA.answers],
-      [...answersOf(mintA2), ...readA2.answers],
-    ],
-    [bSees],
-    exclude,
-  );
-  // Refused at any round: at round 1 (nothing answered) or later in its flow.
-  const crossRefused = cross.reading === 'refused';
-  const presented = [mintA.handle, forgedHandle, handleB];
-  // Every round B was answered counts: an owner named only at completion, a canary quoted early.
-  // A handle that spells its record shows it by being quoted back: the swap below decides that.
-  const markers = markersOf(mintA.canary, aTokens);
-  const counted = markersShown(cross.answers, markers);
-  const seen = new Set(markersShown(bSees, counted));
-  const unseen = counted.filter((m) => !seen.has(m));
-  // What A's handle itself carries (a handle spelling its record) is decided by the swap.
-  const carried = unseen.filter((m) => stringCarries(mintA.handle, m.value));
-  const swap =
-    carried.length > 0
-      ? await swapControl(ctx, recipe, mintA.handle, carried, mintB.co, canaryB)
-      : undefined;
-  if (swap !== undefined)
-    trial.observations.push({ label: `swapped handle: ${swap.reading}`, detail: swap.detail });
-  const attributed: Marker[] =
-    swap === undefined || swap.reading === 'served'
-      ? unseen
-      : unseen.filter((m) => !carried.includes(m));
-  const apart = aTokens.length > 0 || crossRefused;
-  check(
-    trial,
-    'serverTellsApart',
-    apart,
-    'the server names something for A (twice) that it never names for B, or refuses B what it gives A',
-    aTokens.length > 0
-      ? `${aTokens.length} A-only token(s) in A's answers`
-      : `no A-only token; B on A's handle: ${how(cross)}`,
-  );
-  if (!cross.answered && cross.reading === 'failure')
-    return done(
-      errored(`B's presentation of A's handle drew no decision: ${describe(cross.exchange)}`),
+    const cross = await read(
+      slot.a,
+      'B',
+      `B presents A's handle${slot.suffix}`,
+      slot.bCo,
+      canaryB,
+      slot.recipe,
     );
-  // The experiment: B's answer on A's handle against its answer on a forged handle and on its own.
-  const vsForged = handleDifference(cross.answers, forged.answers, presented);
-  const vsOwn = handleDifference(cross.answers, readB.answers, presented);
-  if (cross.answered) {
-    trial.observations.push(
-      vsForged.length === 0
-        ? {
-            label: 'answered as a forged handle',
-            detail: `B's answer on A's handle is its answer on a handle never minted (the handles aside): A's handle opened nothing a forgery does not`,
-          }
-        : {
-            label: 'differs from a forged handle',
-            detail: `B's answer on A's handle against a forged one: ${shown(vsForged)}${vsOwn.length === 0 ? "; and it is B's answer on its own handle" : ''}`,
-          },
+    const handles = [mintA.handle, handleA2, handleB, forgedHandle];
+    const coValues = [mintA, mintA2, mintB].flatMap((m) => m.co ?? []);
+    const exclude = [...handles, ...coValues, mintA.canary, mintA2.canary, mintB.canary, canaryB];
+    const answersOf = (m: Minted): unknown[] => [
+      ...m.driven.answers,
+      ...(m.also ?? []).flatMap((d) => d.answers),
+    ];
+    // What B sees without A's handle: its own records, and what a forged handle opens.
+    const bSees = [...answersOf(mintB), ...readB.answers, ...forged.answers];
+    const aTokens = distinctTokens(
+      [
+        [...answersOf(mintA), ...readA.answers],
+        [...answersOf(mintA2), ...readA2.answers],
+      ],
+      [bSees],
+      exclude,
     );
-  }
-  if (attributed.length > 0) {
-    if (!apart) return done(errored('the server did not show that it tells A and B apart'));
-    const what = attributed.some((m) => m.kind === 'canary') ? 'canary' : 'principal';
-    return done(confirmed(`B presented A's handle to ${where} and got A's ${what} back`));
-  }
-  if (crossRefused)
-    return done(
-      refuted(`${where} refused B the handle minted for A (${describe(cross.exchange)})`),
+    // Refused at any round: at round 1 (nothing answered) or later in its flow.
+    const crossRefused = cross.reading === 'refused';
+    const presented = [slot.a, forgedHandle, slot.b];
+    // Every round B was answered counts: an owner named only at completion, a canary quoted early.
+    // A handle that spells its record shows it by being quoted back: the swap below decides that.
+    const markers = markersOf(mintA.canary, aTokens);
+    const counted = markersShown(cross.answers, markers);
+    const seen = new Set(markersShown(bSees, counted));
+    const unseen = counted.filter((m) => !seen.has(m));
+    // What A's handle itself carries (a handle spelling its record) is decided by the swap.
+    const carried = unseen.filter((m) => stringCarries(slot.a, m.value));
+    const swap =
+      carried.length > 0
+        ? await swapControl(ctx, slot.recipe, slot.a, carried, slot.bCo, canaryB)
+        : undefined;
+    if (swap !== undefined)
+      trial.observations.push({ label: `swapped handle: ${swap.reading}`, detail: swap.detail });
+    const attributed: Marker[] =
+      swap === undefined || swap.reading === 'served'
+        ? unseen
+        : unseen.filter((m) => !carried.includes(m));
+    const apart = aTokens.length > 0 || crossRefused;
+    check(
+      trial,
+      'serverTellsApart',
+      apart,
+      'the server names something for A (twice) that it never names for B, or refuses B what it gives A',
+      aTokens.length > 0
+        ? `${aTokens.length} A-only token(s) in A's answers`
+        : `no A-only token; B on A's handle: ${how(cross)}`,
     );
-  if (!apart) return done(errored('the server did not show that it tells A and B apart'));
-  if (swap?.reading === 'undecided')
-    return done(
-      errored(`A's data came back in B's answer, but so was it in A's handle: ${swap.detail}`),
-    );
-  if (unseen.length > 0) {
-    // Only what A's handle spells came back, and the server shows whatever a handle spells.
+    if (!cross.answered && cross.reading === 'failure')
+      return errored(
+        `B's presentation of A's handle drew no decision: ${describe(cross.exchange)}`,
+      );
+    // The experiment: B's answer on A's handle against its answer on a forged handle and on its own.
+    const vsForged = handleDifference(cross.answers, forged.answers, presented);
+    const vsOwn = handleDifference(cross.answers, readB.answers, presented);
+    if (cross.answered) {
+      trial.observations.push(
+        vsForged.length === 0
+          ? {
+              label: 'answered as a forged handle',
+              detail: `B's answer on A's handle is its answer on a handle never minted (the handles aside): A's handle opened nothing a forgery does not`,
+            }
+          : {
+              label: 'differs from a forged handle',
+              detail: `B's answer on A's handle against a forged one: ${shown(vsForged)}${vsOwn.length === 0 ? "; and it is B's answer on its own handle" : ''}`,
+            },
+      );
+    }
+    if (attributed.length > 0) {
+      if (!apart) return errored('the server did not show that it tells A and B apart');
+      const what = attributed.some((m) => m.kind === 'canary') ? 'canary' : 'principal';
+      return confirmed(`B presented A's handle to ${slot.where} and got A's ${what} back`);
+    }
+    if (crossRefused)
+      return refuted(
+        `${slot.where} refused B the handle minted for A (${describe(cross.exchange)})`,
+      );
+    if (!apart) return errored('the server did not show that it tells A and B apart');
+    if (swap?.reading === 'undecided')
+      return errored(
+        `A's data came back in B's answer, but so was it in A's handle: ${swap.detail}`,
+      );
+    if (unseen.length > 0) {
+      // Only what A's handle spells came back, and the server shows whatever a handle spells.
+      trial.observations.push({
+        label: 'the handle spells its record',
+        detail: `B's answer on A's handle showed only what A's handle itself carries: B learns nothing the handle did not already say`,
+      });
+      return refuted(`B's answer on A's handle showed nothing of A's beyond the handle itself`);
+    }
+    if (counted.length > 0) {
+      trial.observations.push({
+        label: 'A-data reaches B anyway',
+        detail: `B's answer on A's handle showed A's data, but so did B's answers without it (a shared view, not the handle)`,
+      });
+    }
     trial.observations.push({
-      label: 'the handle spells its record',
-      detail: `B's answer on A's handle showed only what A's handle itself carries: B learns nothing the handle did not already say`,
+      label: "accepted, not shown to be A's",
+      detail: `${slot.where} answered B on A's handle without A's canary or principal`,
     });
-    return done(refuted(`B's answer on A's handle showed nothing of A's beyond the handle itself`));
+    return refuted(`B's answer on A's handle showed nothing of A's`);
+  };
+  const controls = new Map(trial.controls);
+  const judged: {
+    slot: Slot;
+    decision: Trial['decision'];
+    controls: Map<string, ControlResult>;
+  }[] = [];
+  for (const slot of slots) {
+    trial.controls.clear();
+    for (const [id, c] of controls) trial.controls.set(id, c);
+    const before = trial.observations.length;
+    const decision = await judge(slot);
+    // Which slot an observation is about, once there are several.
+    if (slots.length > 1)
+      trial.observations.splice(
+        before,
+        Infinity,
+        ...trial.observations
+          .slice(before)
+          .map((o) => ({ ...o, label: `${o.label} (${slot.where})` })),
+      );
+    judged.push({ slot, decision, controls: new Map(trial.controls) });
+    if (decision?.verdict === 'confirmed' || trial.outOfBudget) break;
   }
-  if (counted.length > 0) {
-    trial.observations.push({
-      label: 'A-data reaches B anyway',
-      detail: `B's answer on A's handle showed A's data, but so did B's answers without it (a shared view, not the handle)`,
-    });
-  }
-  trial.observations.push({
-    label: "accepted, not shown to be A's",
-    detail: `${where} answered B on A's handle without A's canary or principal`,
-  });
-  return done(refuted(`B's answer on A's handle showed nothing of A's`));
+  // A confirmation in any slot wins; then a slot that drew no decision (never papered over by a
+  // refutation in another); else the refutation, every slot refuted.
+  const pick =
+    judged.find((j) => j.decision?.verdict === 'confirmed') ??
+    judged.find((j) => j.decision?.verdict !== 'refuted') ??
+    judged[0];
+  if (pick === undefined) return done(errored('no slot was presented'));
+  trial.controls.clear();
+  for (const [id, c] of pick.controls) trial.controls.set(id, c);
+  if (pick.decision?.verdict === 'refuted' && judged.length > 1)
+    return done(
+      refuted(
+        `${pick.decision.reason}; and so in every other slot (${judged
+          .slice(1)
+          .map((j) => j.slot.where)
+          .join(', ')})`,
+      ),
+    );
+  return done(pick.decision);
 }
 
 /**

@@ -61,6 +61,22 @@ export interface DecodedBlob {
   readonly jws?: { readonly header: { [k: string]: Json } };
   /** The unkeyed digest of its body it carries, when it carries one. */
   readonly digest?: Digest;
+  /** Fields that are an unkeyed digest of another field of the same object. */
+  readonly fieldDigests?: readonly FieldDigest[];
+}
+
+/**
+ * A field that is an unkeyed digest of another string field beside it (`account_sha256` of
+ * `account`): a client recomputes it after changing that field, as it does a digest of the body.
+ */
+export interface FieldDigest {
+  /** Where the object holding both fields sits (`[]` for the top level). */
+  readonly holder: readonly (string | number)[];
+  /** The field digested, and the field holding its digest. */
+  readonly source: string;
+  readonly field: string;
+  readonly algorithm: string;
+  readonly encoding: Digest['encoding'];
 }
 
 /** JSON text of a value, or `undefined` when it cannot be written (too deep for the stack). */
@@ -127,6 +143,63 @@ function findDigest(
   return undefined;
 }
 
+/** Most (digest, field) pairs hashed when looking for digests of single fields, per state. */
+const MAX_FIELD_PAIRS = 32;
+/** Longest field whose digest is looked for. */
+const MAX_DIGESTED = 16 * 1024;
+
+/**
+ * Every field that is an unkeyed digest (an algorithm and encoding {@link matchDigest} knows) of a
+ * string field of the same object, at any depth up to {@link MAX_DEPTH}; at most
+ * {@link MAX_FIELD_PAIRS} pairs are hashed, whatever the state holds.
+ */
+function findFieldDigests(value: Json): FieldDigest[] {
+  const out: FieldDigest[] = [];
+  let pairs = 0;
+  const walk = (v: Json, holder: (string | number)[], depth: number): void => {
+    if (pairs >= MAX_FIELD_PAIRS || depth > MAX_DEPTH) return;
+    if (Array.isArray(v)) {
+      v.forEach((item, i) => walk(item, [...holder, i], depth + 1));
+      return;
+    }
+    if (!isObject(v)) return;
+    const strings = Object.entries(v).filter(
+      (e): e is [string, string] => typeof e[1] === 'string',
+    );
+    for (const [field, candidate] of strings) {
+      if (candidate.length < 16 || candidate.length > 200) continue;
+      for (const [source, text] of strings) {
+        if (source === field || text.length > MAX_DIGESTED || ++pairs > MAX_FIELD_PAIRS) continue;
+        const m = matchDigest(candidate, text);
+        if (m !== undefined) out.push({ holder, source, field, ...m });
+      }
+    }
+    for (const [k, item] of Object.entries(v)) walk(item, [...holder, k], depth + 1);
+  };
+  walk(value, [], 0);
+  return out;
+}
+
+/**
+ * `value` with every field digest recomputed whose source field differs from the one `decoded`
+ * was issued with (and whose digest field is still as issued: a change of the digest itself
+ * stands).
+ */
+function refreshFieldDigests(decoded: DecodedBlob, value: Json): Json {
+  let out = value;
+  for (const fd of decoded.fieldDigests ?? []) {
+    const before = valueAt(decoded.value, fd.holder);
+    const after = valueAt(out, fd.holder);
+    if (!isObject(before) || !isObject(after)) continue;
+    const source = after[fd.source];
+    if (typeof source !== 'string' || source === before[fd.source]) continue;
+    if (after[fd.field] !== before[fd.field]) continue;
+    const digest = digestOf(fd.algorithm, source, fd.encoding);
+    out = setAt(out, [...fd.holder, fd.field], () => digest) ?? out;
+  }
+  return out;
+}
+
 /**
  * The blobs decoded last, most recent first. A trial decodes the same issued state once per
  * mutation it applies, and decoding is linear in the state but not cheap (a parse, and the digest
@@ -156,13 +229,13 @@ function decodeFresh(blob: string): DecodedBlob | undefined {
   const whole = parseObject(blob);
   if (whole !== undefined) {
     const digest = findDigest([blob], 0, whole, blob);
-    return {
+    return withFieldDigests({
       segments: [blob],
       index: 0,
       encoding: 'json',
       value: whole,
       ...(digest === undefined ? {} : { digest }),
-    };
+    });
   }
   const segments = blob.split('.');
   if (segments.length > 8) return undefined;
@@ -184,17 +257,22 @@ function decodeFresh(blob: string): DecodedBlob | undefined {
       const jws =
         header !== undefined && typeof header['alg'] === 'string' ? { header } : undefined;
       const digest = jws === undefined ? findDigest(segments, index, value, text) : undefined;
-      return {
+      return withFieldDigests({
         segments,
         index,
         encoding,
         value,
         ...(jws === undefined ? {} : { jws }),
         ...(digest === undefined ? {} : { digest }),
-      };
+      });
     }
   }
   return undefined;
+}
+
+function withFieldDigests(decoded: DecodedBlob): DecodedBlob {
+  const found = findFieldDigests(decoded.value);
+  return found.length === 0 ? decoded : { ...decoded, fieldDigests: found };
 }
 
 function encodeSegment(text: string, encoding: SegmentEncoding, original: string): string {
@@ -223,13 +301,13 @@ export function encodeBlob(
   value: Json,
   options: EncodeOptions = {},
 ): string | undefined {
-  let body = value;
+  let body = refreshFieldDigests(decoded, value);
   const digest = decoded.digest;
-  if (digest?.at === 'field' && isObject(value)) {
-    const rest = { ...value };
+  if (digest?.at === 'field' && isObject(body)) {
+    const rest = { ...body };
     delete rest[digest.field];
     body = {
-      ...value,
+      ...body,
       [digest.field]: digestOf(digest.algorithm, stringify(rest) ?? '', digest.encoding),
     };
   }
@@ -278,6 +356,13 @@ const AMOUNT =
   /(amount|count|qty|quantity|limit|max|total|price|balance|credit|quota|size|items|value)/i;
 const EXPIRY =
   /^(exp|expires?|expiry|expires_?at|expiration|ttl|deadline|not_?after|valid_?until|iat|nbf)$/i;
+/**
+ * A token's own bookkeeping: RFC 7519's registered claims other than `sub` (the times above, and
+ * who issued it, for whom, its id), and a nonce or a format version. A verifier checks them or it
+ * does not; a business answer rarely turns on them, and `state/expiry` tests the times on their
+ * own. Changed last, so that they never starve the fields an answer does turn on.
+ */
+const BOOKKEEPING = /^(iss|issuer|aud|audience|jti|nonce|typ|cty|kid|ver|version)$/i;
 
 /** The fields of a state, bounded, JSON inside strings opened. */
 function leaves(value: Json): [Step[], Json][] {
@@ -389,7 +474,10 @@ type Change = {
   readonly marker?: string;
 };
 
-/** Every change of every field, ranked: principal, a later round's value, role, approval, expiry, amount, the rest. */
+/**
+ * Every change of every field, ranked: principal, a later round's value, role, approval, amount,
+ * the rest, and last a token's bookkeeping (its times, issuer, audience, id).
+ */
 function changesFor(value: Json, canary: string, later: readonly Json[]): Change[] {
   const out: Change[] = [];
   for (const [path, leaf] of leaves(value)) {
@@ -412,7 +500,7 @@ function changesFor(value: Json, canary: string, later: readonly Json[]): Change
         });
     }
     if (typeof leaf === 'string') {
-      const rank = PRINCIPAL.test(key) ? 0 : ROLE.test(key) ? 2 : 6;
+      const rank = PRINCIPAL.test(key) ? 0 : ROLE.test(key) ? 2 : BOOKKEEPING.test(key) ? 8 : 6;
       out.push({ rank, path, label: `${at} → canary`, next: () => canary, marker: canary });
       if (ROLE.test(key)) out.push({ rank: 2, path, label: `${at} → admin`, next: () => 'admin' });
     } else if (typeof leaf === 'boolean') {
@@ -420,10 +508,10 @@ function changesFor(value: Json, canary: string, later: readonly Json[]): Change
       out.push({ rank, path, label: `${at}: ${String(leaf)} → ${String(!leaf)}`, next: (o) => !o });
     } else if (typeof leaf === 'number') {
       if (EXPIRY.test(key))
-        out.push({ rank: 4, path, label: `${at}: +10^7`, next: (o) => (o as number) + 1e7 });
+        out.push({ rank: 8, path, label: `${at}: +10^7`, next: (o) => (o as number) + 1e7 });
       else
         out.push({
-          rank: AMOUNT.test(key) ? 5 : 7,
+          rank: AMOUNT.test(key) ? 4 : 7,
           path,
           label: `${at}: ×1000`,
           next: (o) => ((o as number) || 1) * 1000,
@@ -482,8 +570,14 @@ export function planMutations(blob: string, canary: string, options: PlanOptions
   };
   const digestNote =
     decoded.digest === undefined ? '' : ` (its ${decoded.digest.algorithm} digest recomputed)`;
+  const sourceNote = (c: Change): string => {
+    const fd = decoded.fieldDigests?.find(
+      (d) => label([...d.holder, d.source]) === label(c.path) && !c.path.includes(OPEN_JSON),
+    );
+    return fd === undefined ? '' : ` (its ${fd.algorithm} in ${fd.field} recomputed)`;
+  };
   for (const c of changesFor(decoded.value, canary, later)) {
-    out.push(fieldChange(c, {}, digestNote));
+    out.push(fieldChange(c, {}, `${sourceNote(c)}${digestNote}`));
     if (decoded.jws !== undefined && decoded.jws.header['alg'] !== 'none')
       out.push(fieldChange(c, { algNone: true }, ', as a JWS with alg none and no signature'));
   }
