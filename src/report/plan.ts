@@ -38,16 +38,44 @@ function classCounts(entries: readonly PlanEntry[]): string {
 }
 
 /**
- * `call plan: 4 called (2 read, 2 create) · 6 left alone (1 write, 3 outside, 1 destroy, 1
- * unknown)`. Only counts and the class words: nothing the target sent.
+ * `4 called (2 read, 2 create) · 6 left alone (1 write, 3 outside, 1 destroy, 1 unknown)`. Only
+ * counts and the class words: nothing the target sent.
  */
-export function planHeadline(plan: CallPlan): string {
+export function planCounts(plan: CallPlan): string {
   if (plan.entries.length === 0)
-    return 'call plan: nothing to call (the target lists no tool, prompt or resource template)';
+    return 'nothing to call (the target lists no tool, prompt or resource template)';
   const { called, left } = planGroups(plan);
-  const group = (n: number, what: string, entries: PlanEntry[]): string =>
-    n === 0 ? `0 ${what}` : `${n} ${what} (${classCounts(entries)})`;
-  return `call plan: ${group(called.length, 'called', called)} · ${group(left.length, 'left alone', left)}`;
+  const group = (what: string, entries: PlanEntry[]): string =>
+    entries.length === 0 ? `0 ${what}` : `${entries.length} ${what} (${classCounts(entries)})`;
+  return `${group('called', called)} · ${group('left alone', left)}`;
+}
+
+/** `call plan: 4 called (2 read, 2 create) · 6 left alone (…)`: the line every format leads with. */
+export const planHeadline = (plan: CallPlan): string => `call plan: ${planCounts(plan)}`;
+
+/** Rows of a format that shows a plan as a table: the entries shown and what was left out. */
+export interface PlanRows {
+  readonly shown: PlanEntry[];
+  /** One line per group cut: `… 12 more left alone, not shown: the JSON report …`. */
+  readonly cuts: string[];
+}
+
+/** The rows shown of `plan`, at most `max` of each group (called first, then left alone). */
+export function planRows(plan: CallPlan, rows: 'all' | 'left alone', max: number): PlanRows {
+  const { called, left } = planGroups(plan);
+  const groups: [string, PlanEntry[]][] =
+    rows === 'all'
+      ? [
+          ['called', called],
+          ['left alone', left],
+        ]
+      : [['left alone', left]];
+  return {
+    shown: groups.flatMap(([, g]) => g.slice(0, max)),
+    cuts: groups
+      .filter(([, g]) => g.length > max)
+      .map(([what, g]) => `… ${g.length - max} more ${what}, not shown: ${PLAN_ELSEWHERE}`),
+  };
 }
 
 // Characters a POSIX shell takes literally in a bare word.
@@ -68,10 +96,11 @@ export function reachOf(e: PlanEntry, max = Number.POSITIVE_INFINITY): string | 
   const { reach, name } = e;
   if (reach === undefined) return undefined;
   const prefix = '--allow-tool ';
+  // `===` compares as memory does; `endsWith` goes a character at a time (a megabyte name).
   const names =
     reach.length === prefix.length + name.length &&
     reach.startsWith(prefix) &&
-    reach.endsWith(name);
+    reach.slice(prefix.length) === name;
   if (names) return `${prefix}${shellWord(clipRaw(name, max))}`;
   return clipRaw(reach, max + prefix.length);
 }
@@ -215,15 +244,7 @@ function planText(plan: CallPlan, o: PlanTextOptions): PlanText {
     head.push(
       `${pad}${paint(o.color, '1;33', '!')} --allow-tool ${clipVisible(shellWord(t), b.nameWidth)} names no tool the target lists`,
     );
-  const { called, left } = planGroups(plan);
-  const groups: [string, PlanEntry[]][] =
-    o.rows === 'all'
-      ? [
-          ['called', called],
-          ['left alone', left],
-        ]
-      : [['left alone', left]];
-  const shown = groups.flatMap(([, g]) => g.slice(0, b.maxRows));
+  const { shown, cuts } = planRows(plan, o.rows, b.maxRows);
   if (shown.length === 0) return { head, table: [], notes: [] };
   let cut = false;
   const clip = (s: string, max: number): string => {
@@ -261,10 +282,7 @@ function planText(plan: CallPlan, o: PlanTextOptions): PlanText {
     const shownCall = isCalled(e) ? call : paint(o.color, '33', call);
     table.push(`${pad}${[kind, name, shownCls, shownCall, evidence].join('  ')}`.trimEnd());
   }
-  const notes: string[] = [];
-  for (const [what, g] of groups)
-    if (g.length > b.maxRows)
-      notes.push(`${pad}… ${g.length - b.maxRows} more ${what}, not shown: ${PLAN_ELSEWHERE}`);
+  const notes = cuts.map((c) => `${pad}${c}`);
   if (cut) notes.push(`${pad}… marks a name or evidence cut to fit; ${PLAN_ELSEWHERE} whole`);
   notes.push(`${pad}${PLAN_RULE}`);
   return { head, table, notes };

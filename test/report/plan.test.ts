@@ -162,6 +162,8 @@ describe('what a hostile target names is shown, never obeyed', () => {
 
 describe('a plan of ten thousand tools with names a megabyte long', () => {
   const long = `${'n'.repeat(1 << 20)}\u001b`;
+  // One flat string, as JSON.parse gives.
+  const reach = `--allow-tool ${long}`.split('').join('');
   const entries: PlanEntry[] = Array.from({ length: 10_000 }, (_, i) =>
     i % 2 === 0
       ? { kind: 'tool', name: long, class: 'read', evidence: [long, long], calledBy: 'default' }
@@ -170,7 +172,7 @@ describe('a plan of ten thousand tools with names a megabyte long', () => {
           name: long,
           class: 'outside',
           evidence: [long],
-          reach: `--allow-tool ${long}`,
+          reach,
         },
   );
   const huge: CallPlan = { entries, allowTools: [], includeDestructive: false };

@@ -143,44 +143,6 @@ export const severitiesReport: RunReport = {
 };
 
 /**
- * A scan of three servers from two configuration files: one inside the repository (`.mcp.json`,
- * two entries), one outside it (a user's home directory), with every severity confirmed on the
- * first server and a server that could not be started.
- */
-export const combinedReport: CombinedReport = {
-  schemaVersion: 1,
-  kind: 'combined',
-  tool: report.tool,
-  configs: ['.mcp.json', '/home/user/.cursor/mcp.json'],
-  startedAt: report.startedAt,
-  ms: 30,
-  servers: [
-    {
-      ...severitiesReport,
-      server: { name: 'payments', file: '.mcp.json', line: 3, format: 'claude-code' },
-    },
-    {
-      ...report,
-      target: { kind: 'http', display: 'http://127.0.0.1:8080/mcp' },
-      probes: report.probes.filter((p) => p.verdict !== 'errored'),
-      server: { name: 'search', file: '.mcp.json', line: 9, format: 'claude-code' },
-    },
-    {
-      ...report,
-      target: { kind: 'stdio', display: 'stdio:${env:TOOL_HOME}/bin/tool' },
-      problem: 'unresolved placeholder ${env:TOOL_HOME} in command',
-      probes: [],
-      server: {
-        name: 'tool',
-        file: '/home/user/.cursor/mcp.json',
-        line: 4,
-        format: 'cursor',
-      },
-    },
-  ],
-};
-
-/**
  * A call plan of every class, kind and grant: four entries called by default (two read, two
  * create, one of them a prompt), six left alone (a write, three outside, one a resource template,
  * a destroy and an unknown without evidence).
@@ -278,4 +240,50 @@ export const plannedReport: RunReport = {
   uncalled: plan.entries
     .filter((e) => e.kind === 'tool' && e.reach !== undefined)
     .map((e) => ({ tool: e.name, why: e.evidence[0] ?? 'unknown', flag: e.reach })),
+};
+
+/**
+ * A scan of three servers from two configuration files: one inside the repository (`.mcp.json`,
+ * two entries), one outside it (a user's home directory), with every severity confirmed on the
+ * first server and a server that could not be started.
+ */
+export const combinedReport: CombinedReport = {
+  schemaVersion: 1,
+  kind: 'combined',
+  tool: report.tool,
+  configs: ['.mcp.json', '/home/user/.cursor/mcp.json'],
+  startedAt: report.startedAt,
+  ms: 30,
+  servers: [
+    {
+      ...severitiesReport,
+      server: { name: 'payments', file: '.mcp.json', line: 3, format: 'claude-code' },
+    },
+    {
+      ...report,
+      target: { kind: 'http', display: 'http://127.0.0.1:8080/mcp' },
+      probes: report.probes.filter((p) => p.verdict !== 'errored'),
+      server: { name: 'search', file: '.mcp.json', line: 9, format: 'claude-code' },
+      // Its plan with one tool called on the user's word (`--allow-tool send_invoice`).
+      plan: {
+        ...plan,
+        allowTools: ['send_invoice'],
+        entries: plan.entries.map((e) =>
+          e.name === 'send_invoice' ? { ...e, calledBy: '--allow-tool', reach: undefined } : e,
+        ),
+      },
+    },
+    {
+      ...report,
+      target: { kind: 'stdio', display: 'stdio:${env:TOOL_HOME}/bin/tool' },
+      problem: 'unresolved placeholder ${env:TOOL_HOME} in command',
+      probes: [],
+      server: {
+        name: 'tool',
+        file: '/home/user/.cursor/mcp.json',
+        line: 4,
+        format: 'cursor',
+      },
+    },
+  ],
 };
