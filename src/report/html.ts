@@ -20,7 +20,7 @@ import type {
   RunReport,
   Verdict,
 } from '../probe/types.js';
-import { VERDICTS } from '../probe/types.js';
+import { CALL_CLASSES, VERDICTS } from '../probe/types.js';
 import {
   answerMessage,
   evidenceLine,
@@ -153,6 +153,11 @@ const PLAN_NAME = 200;
 const PLAN_EVIDENCE = 300;
 /** Most pieces of evidence shown of one entry. */
 const PLAN_PIECES = 5;
+/**
+ * The widest kind, class or grant. Ours, but a JSON report fed back in is a file like any other:
+ * they are escaped too, and only a known class names a CSS class.
+ */
+const PLAN_WORD = 40;
 
 /**
  * The call plan: its counts, one row per entry (called first, then left alone), each left-alone
@@ -172,12 +177,13 @@ function planSection(plan: CallPlan, id: string, h: number): string {
         : `<ul class="evidence">${pieces.map((p, i) => `<li>${i === 0 ? `<strong>${p}</strong>` : p}</li>`).join('')}${more > 0 ? `<li class="muted">+${more} more</li>` : ''}</ul>`;
     const reach = reachOf(e, PLAN_NAME);
     const call = isCalled(e)
-      ? `<span class="ok">✓ called</span> <span class="muted">${escapeHtml(decisionOf(e).replace(/^called /, ''))}</span>`
+      ? `<span class="ok">✓ called</span> <span class="muted">${escapeHtml(clipRaw(decisionOf(e).replace(/^called /, ''), PLAN_WORD))}</span>`
       : `<span class="badge left">left alone</span>${reach === undefined ? '' : ` <code class="reach">${escapeHtml(reach)}</code>`}`;
     return (
-      `<tr class="${isCalled(e) ? 'called' : 'left'}"><td>${e.kind}</td>` +
+      `<tr class="${isCalled(e) ? 'called' : 'left'}"><td>${escapeHtml(clipRaw(e.kind, PLAN_WORD))}</td>` +
       `<th scope="row"><code>${escapeHtml(clipRaw(e.name, PLAN_NAME))}</code></th>` +
-      `<td><span class="cls c-${e.class}">${e.class}</span></td><td>${call}</td><td>${evidence}</td></tr>`
+      `<td><span class="cls c-${CALL_CLASSES.includes(e.class) ? e.class : 'unknown'}">${escapeHtml(clipRaw(e.class, PLAN_WORD))}</span></td>` +
+      `<td>${call}</td><td>${evidence}</td></tr>`
     );
   });
   const table =

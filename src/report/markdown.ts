@@ -94,10 +94,10 @@ function planSection(plan: CallPlan, rows: 'all' | 'left alone', max: number): s
         ? '—'
         : `${inertMarkdown(clipRaw(first, PLAN_CELL * 2))}${more > 0 ? ` (+${more} more)` : ''}`;
     const call = isCalled(e)
-      ? `✅ ${decisionOf(e)}`
+      ? `✅ ${inertMarkdown(clipRaw(decisionOf(e), PLAN_CELL))}`
       : `⏸️ **left alone**${e.reach === undefined ? '' : `: ${inertMarkdown(decisionOf(e, PLAN_CELL).replace(/^left alone: /, ''))}`}`;
     out.push(
-      `| ${e.kind} | ${inertMarkdown(clipRaw(e.name, PLAN_CELL))} | ${e.class} | ${call} | ${evidence} |`,
+      `| ${inertMarkdown(clipRaw(e.kind, PLAN_CELL))} | ${inertMarkdown(clipRaw(e.name, PLAN_CELL))} | ${inertMarkdown(clipRaw(e.class, PLAN_CELL))} | ${call} | ${evidence} |`,
     );
   }
   // Each its own paragraph; the rule's `<name>` escaped like any text.

@@ -214,6 +214,9 @@ export interface PlanTextOptions {
 const paint = (on: boolean, code: string, s: string): string =>
   on ? `\u001b[${code}m${s}\u001b[0m` : s;
 
+/** The widest kind or class shown. */
+const WORD_WIDTH = 20;
+
 /** The classes that change something, in red when the scan calls them. */
 const CHANGES: ReadonlySet<CallClass> = new Set<CallClass>(['write', 'outside', 'destroy']);
 
@@ -261,9 +264,10 @@ function planText(plan: CallPlan, o: PlanTextOptions): PlanText {
     return {
       e,
       cells: [
-        e.kind,
+        // Kind and class are ours, but a report read back from a file is escaped like the rest.
+        clip(e.kind, WORD_WIDTH),
         clip(e.name, b.nameWidth),
-        e.class,
+        clip(e.class, WORD_WIDTH),
         clip(decisionOf(e, b.callWidth), b.callWidth),
       ],
       evidence,

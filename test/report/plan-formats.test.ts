@@ -10,6 +10,7 @@ import { REPORTERS } from '../../src/report/index.js';
 import { toSarif, toSarifCombined } from '../../src/report/sarif.js';
 import type { RenderOptions } from '../../src/report/types.js';
 import { combined } from './sample-combined.js';
+import { elements, parseStrict } from './html-dom.js';
 import { githubProblems } from './sarif-github.js';
 import { schemaProblems } from './sarif-validators.js';
 import { combinedReport, plan, plannedReport } from './sample-report.js';
@@ -178,5 +179,43 @@ describe('each server’s plan in the combined reports', () => {
     expect(REPORTERS.html.render(old, options)).toContain('Not called (5)');
     expect(REPORTERS.junit.render(old, options)).toContain('name="not called"');
     expect(REPORTERS.sarif.render(old, options)).toContain('not called: update_profile');
+  });
+});
+
+describe('a report read back from a file', () => {
+  // Kind, class and grant are the classifier's, but a JSON file is a file: forged, they stay text.
+  const forged: RunReport = {
+    ...plannedReport,
+    plan: {
+      ...plan,
+      entries: [
+        {
+          kind: '<b>k</b>' as never,
+          name: 'n',
+          class: '"><script>alert(1)</script>' as never,
+          evidence: [],
+          calledBy: '<i>by</i>' as never,
+        },
+      ],
+    },
+  };
+
+  it('escapes them in HTML, names only a known class, and keeps them inert in Markdown', () => {
+    const page = REPORTERS.html.render(forged, options);
+    const doc = parseStrict(page);
+    expect(elements(doc).some((e) => ['script', 'b', 'i'].includes(e.nodeName))).toBe(false);
+    expect(page).toContain('<span class="cls c-unknown">&quot;&gt;&lt;script&gt;');
+    const md = REPORTERS.markdown.render(forged, options);
+    expect(md).not.toMatch(/<(b|i|script)>/);
+    const text = REPORTERS.text.render(forged, { ...options, all: true });
+    expect(text).toContain('<b>k</b>');
+  });
+});
+
+describe('with a plan, what was left alone is said once', () => {
+  it.each(['text', 'markdown', 'html', 'sarif', 'junit'] as const)('%s', (format) => {
+    const out = REPORTERS[format].render(plannedReport, options);
+    expect(out).not.toMatch(/not called/i);
+    expect(out).toMatch(/left alone/);
   });
 });
