@@ -12,14 +12,30 @@
  */
 import { headline, onTargetProblem, shownReason, TARGET_PROBLEM_REASON } from './headline.js';
 import { STALE_REASON } from '../probe/baseline.js';
-import type { CombinedReport, Evidence, ProbeResult, RunReport, Verdict } from '../probe/types.js';
-import { VERDICTS } from '../probe/types.js';
+import type {
+  CallPlan,
+  CombinedReport,
+  Evidence,
+  ProbeResult,
+  RunReport,
+  Verdict,
+} from '../probe/types.js';
+import { CALL_CLASSES, VERDICTS } from '../probe/types.js';
 import {
   answerMessage,
   evidenceLine,
   exchangeSummary,
   type ExchangeEvidence,
 } from './evidence-lines.js';
+import {
+  clipRaw,
+  decisionOf,
+  isCalled,
+  PLAN_RULE,
+  planHeadline,
+  planRows,
+  reachOf,
+} from './plan.js';
 import { protocolEra, summaryLine } from './text.js';
 import type { EvidenceMode, RenderOptions, Reporter } from './types.js';
 import { escapeJsonText, visible } from './visible.js';
@@ -130,6 +146,63 @@ function list(items: readonly string[] | undefined, code = true): string {
   return `<ul class="inline">${items.map((s) => `<li>${item(s)}</li>`).join('')}</ul>`;
 }
 
+/** Most plan rows of each group (called, left alone) on a page. */
+const MAX_PLAN_ROWS = 1000;
+/** Widest name or flag, and piece of evidence, in code points (before escaping). */
+const PLAN_NAME = 200;
+const PLAN_EVIDENCE = 300;
+/** Most pieces of evidence shown of one entry. */
+const PLAN_PIECES = 5;
+/**
+ * The widest kind, class or grant. Ours, but a JSON report fed back in is a file like any other:
+ * they are escaped too, and only a known class names a CSS class.
+ */
+const PLAN_WORD = 40;
+
+/**
+ * The call plan: its counts, one row per entry (called first, then left alone), each left-alone
+ * row marked in words and colour with the flag that would call it, the deciding evidence first
+ * and in bold; what was cut, and the rule. Names, flags and evidence are the target's: escaped.
+ */
+function planSection(plan: CallPlan, id: string, h: number): string {
+  const { shown, cuts } = planRows(plan, 'all', MAX_PLAN_ROWS);
+  const rows = shown.map((e) => {
+    const pieces = e.evidence
+      .slice(0, PLAN_PIECES)
+      .map((p) => escapeHtml(clipRaw(p, PLAN_EVIDENCE)));
+    const more = e.evidence.length - pieces.length;
+    const evidence =
+      pieces.length === 0
+        ? '<span class="muted">no evidence</span>'
+        : `<ul class="evidence">${pieces.map((p, i) => `<li>${i === 0 ? `<strong>${p}</strong>` : p}</li>`).join('')}${more > 0 ? `<li class="muted">+${more} more</li>` : ''}</ul>`;
+    const reach = reachOf(e, PLAN_NAME);
+    const call = isCalled(e)
+      ? `<span class="ok">✓ called</span> <span class="muted">${escapeHtml(clipRaw(decisionOf(e).replace(/^called /, ''), PLAN_WORD))}</span>`
+      : `<span class="badge left">left alone</span>${reach === undefined ? '' : ` <code class="reach">${escapeHtml(reach)}</code>`}`;
+    return (
+      `<tr class="${isCalled(e) ? 'called' : 'left'}"><td>${escapeHtml(clipRaw(e.kind, PLAN_WORD))}</td>` +
+      `<th scope="row"><code>${escapeHtml(clipRaw(e.name, PLAN_NAME))}</code></th>` +
+      `<td><span class="cls c-${CALL_CLASSES.includes(e.class) ? e.class : 'unknown'}">${escapeHtml(clipRaw(e.class, PLAN_WORD))}</span></td>` +
+      `<td>${call}</td><td>${evidence}</td></tr>`
+    );
+  });
+  const table =
+    rows.length === 0
+      ? ''
+      : `<table class="plan"><caption>What the scan may call, decided before any call</caption>` +
+        `<thead><tr><th scope="col">kind</th><th scope="col">name</th><th scope="col">class</th><th scope="col">call</th><th scope="col">evidence</th></tr></thead>` +
+        `<tbody>${rows.join('\n')}</tbody></table>`;
+  return [
+    `<h${h} id="${id}-plan">Call plan</h${h}>`,
+    `<p class="plan-counts">${escapeHtml(planHeadline(plan))}</p>`,
+    table,
+    ...cuts.map((c) => `<p class="muted">${escapeHtml(c)}</p>`),
+    `<p class="rule">${escapeHtml(PLAN_RULE)}</p>`,
+  ]
+    .filter((p) => p !== '')
+    .join('\n');
+}
+
 /** What the target is and said about itself, what discovery found, what was left alone. */
 function targetSection(report: RunReport, id: string, h: number): string {
   const p = report.protocol;
@@ -174,7 +247,9 @@ function targetSection(report: RunReport, id: string, h: number): string {
       ]),
     );
   }
-  if (report.uncalled !== undefined && report.uncalled.length > 0) {
+  // The plan says what was left alone, why and the flag: `uncalled` is not said twice.
+  if (report.plan !== undefined) parts.push(planSection(report.plan, id, h + 1));
+  else if (report.uncalled !== undefined && report.uncalled.length > 0) {
     const rows = report.uncalled
       .map(
         (u) => `<tr><td><code>${escapeHtml(u.tool)}</code></td><td>${escapeHtml(u.why)}</td></tr>`,
@@ -420,6 +495,13 @@ linear-gradient(var(--line),var(--line)) 83.333% 0/2px 100% no-repeat}
 details>summary{cursor:pointer;color:var(--muted)}
 pre{background:var(--panel);border:1px solid var(--line);border-radius:.3rem;padding:.5rem;overflow:auto;max-height:30rem;white-space:pre-wrap;overflow-wrap:anywhere}
 .discovery{margin:1rem 0}
+.plan tr.left td,.plan tr.left th{background:var(--skipped-bg)}
+.plan tr.left th{box-shadow:inset 4px 0 var(--errored)}
+.badge.left{color:var(--errored);background:var(--errored-bg)}.reach{display:block;margin-top:.2rem}
+.cls{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
+.c-write,.c-outside,.c-destroy{font-weight:600;color:var(--confirmed)}.c-unknown{font-weight:600;color:var(--errored)}
+ul.evidence{margin:0;padding-left:1.1rem}
+.plan-counts{font-weight:600}.rule{color:var(--muted);font-size:.9em}
 footer{margin-top:2rem;color:var(--muted);font-size:.85em}
 @media print{body{max-width:none;padding:0;font-size:11pt}.lanes{position:static}
 *{-webkit-print-color-adjust:exact;print-color-adjust:exact}pre{max-height:none}}

@@ -10,8 +10,9 @@
  */
 import { undecidedCount } from '../probe/decided.js';
 import { STALE_REASON } from '../probe/baseline.js';
-import type { BaselineSummary, ProbeResult, RunReport, Verdict } from '../probe/types.js';
+import type { BaselineSummary, CallPlan, ProbeResult, RunReport, Verdict } from '../probe/types.js';
 import { detailLines } from './evidence-lines.js';
+import { leftAloneLine, PLAN_ELSEWHERE, planCounts, planGroups } from './plan.js';
 import type { RenderOptions, Reporter } from './types.js';
 import { escapeXmlText } from './visible.js';
 
@@ -85,6 +86,27 @@ interface Totals {
 const totalsText = (t: Totals, ms: number): string =>
   `tests="${t.tests}" failures="${t.failures}" errors="${t.errors}" skipped="${t.skipped}" time="${seconds(ms)}"`;
 
+/** Most `left alone` properties of one suite, and the widest name or evidence in one. */
+const MAX_PLAN_PROPERTIES = 200;
+const PLAN_TEXT = 300;
+
+/**
+ * The plan as suite properties: `call plan` with its counts, then one `left alone` per entry the
+ * scan did not call (kind, name, class, deciding evidence, the flag that would call it), bounded.
+ */
+function planProperties(plan: CallPlan): [string, string][] {
+  const { left } = planGroups(plan);
+  const out: [string, string][] = [['call plan', planCounts(plan)]];
+  for (const e of left.slice(0, MAX_PLAN_PROPERTIES))
+    out.push(['left alone', leftAloneLine(e, PLAN_TEXT)]);
+  if (left.length > MAX_PLAN_PROPERTIES)
+    out.push([
+      'left alone',
+      `… ${left.length - MAX_PLAN_PROPERTIES} more, not listed: ${PLAN_ELSEWHERE}`,
+    ]);
+  return out;
+}
+
 /** One report as a `<testsuite>`, indented by two, and its totals. */
 function suite(report: RunReport, options: RenderOptions): { lines: string[]; totals: Totals } {
   const count = (v: Verdict): number => report.probes.filter((p) => p.verdict === v).length;
@@ -118,9 +140,12 @@ function suite(report: RunReport, options: RenderOptions): { lines: string[]; to
     ['undecided', String(undecidedCount(report.probes))],
     ...(report.problem !== undefined ? [['problem', report.problem] as [string, string]] : []),
     ...(baseline !== undefined ? [['baseline', baseline.file] as [string, string]] : []),
-    ...(report.uncalled ?? []).map(
-      (u) => ['not called', `${u.tool}: ${u.why}`] as [string, string],
-    ),
+    // The plan says what was left alone; `uncalled` only for a report without one (an older file).
+    ...(report.plan !== undefined
+      ? planProperties(report.plan)
+      : (report.uncalled ?? []).map(
+          (u) => ['not called', `${u.tool}: ${u.why}`] as [string, string],
+        )),
   ];
   const name =
     server !== undefined

@@ -8,7 +8,7 @@
 
 import { shownReason } from './headline.js';
 import { STALE_REASON } from '../probe/baseline.js';
-import type { CombinedReport, ProbeResult, RunReport } from '../probe/types.js';
+import type { CallPlan, CombinedReport, ProbeResult, RunReport } from '../probe/types.js';
 import { detailLines } from './evidence-lines.js';
 import { summaryLine } from './text.js';
 import {
@@ -20,6 +20,15 @@ import {
   type Cell,
   type ServerStatus,
 } from './matrix.js';
+import {
+  clipRaw,
+  decidingEvidence,
+  decisionOf,
+  isCalled,
+  PLAN_RULE,
+  planCounts,
+  planRows,
+} from './plan.js';
 import type { RenderOptions, Reporter } from './types.js';
 import { visible } from './visible.js';
 
@@ -60,6 +69,40 @@ function finding(r: ProbeResult, o: RenderOptions): string[] {
   if (detail.length > MAX_LINES)
     shown.push(`- … ${detail.length - MAX_LINES} more in the JSON report`);
   return [...lines, '', ...shown];
+}
+
+/** Most plan rows of each group (called, left alone) in a report, and in a server's section. */
+const MAX_PLAN_ROWS = 40;
+const MAX_SERVER_PLAN_ROWS = 20;
+/** Widest name, flag and evidence in a plan cell, in code points (before escaping). */
+const PLAN_CELL = 80;
+
+/**
+ * The call plan: its counts, a table of the rows asked for (kind, name, class, called or left
+ * alone with the flag that would call it, the deciding evidence), what was cut, and the rule. The
+ * flag names the tool, so it is inert text too, never a code span a backtick could close.
+ */
+function planSection(plan: CallPlan, rows: 'all' | 'left alone', max: number): string[] {
+  const out = [`**Call plan:** ${planCounts(plan)}`];
+  const { shown, cuts } = planRows(plan, rows, max);
+  if (shown.length === 0) return out;
+  out.push('', '| kind | name | class | call | evidence |', '| --- | --- | --- | --- | --- |');
+  for (const e of shown) {
+    const { first, more } = decidingEvidence(e);
+    const evidence =
+      first === undefined
+        ? '—'
+        : `${inertMarkdown(clipRaw(first, PLAN_CELL * 2))}${more > 0 ? ` (+${more} more)` : ''}`;
+    const call = isCalled(e)
+      ? `✅ ${inertMarkdown(clipRaw(decisionOf(e), PLAN_CELL))}`
+      : `⏸️ **left alone**${e.reach === undefined ? '' : `: ${inertMarkdown(decisionOf(e, PLAN_CELL).replace(/^left alone: /, ''))}`}`;
+    out.push(
+      `| ${inertMarkdown(clipRaw(e.kind, PLAN_CELL))} | ${inertMarkdown(clipRaw(e.name, PLAN_CELL))} | ${inertMarkdown(clipRaw(e.class, PLAN_CELL))} | ${call} | ${evidence} |`,
+    );
+  }
+  // Each its own paragraph; the rule's `<name>` escaped like any text.
+  out.push('', ...cuts.flatMap((c) => [inertMarkdown(c), '']), inertMarkdown(PLAN_RULE));
+  return out;
 }
 
 const CELL_ICON: Record<Cell, string> = { ...ICON, baselined: '☑️', '-': '—' };
@@ -103,7 +146,8 @@ function combined(report: CombinedReport, o: RenderOptions): string {
   for (const server of report.servers) {
     const confirmed = server.probes.filter((r) => r.verdict === 'confirmed');
     const stale = server.baseline?.stale ?? [];
-    if (confirmed.length === 0 && stale.length === 0) continue;
+    const { plan } = server;
+    if (confirmed.length === 0 && stale.length === 0 && plan === undefined) continue;
     out.push('', `### ${inertMarkdown(serverName(server))}${where(server)}`);
     for (const entry of stale)
       out.push(
@@ -113,6 +157,12 @@ function combined(report: CombinedReport, o: RenderOptions): string {
     // One heading level down from the single-server report's findings.
     for (const r of confirmed)
       out.push('', ...finding(r, o).map((l) => (l.startsWith('### ') ? `#${l}` : l)));
+    // A server's plan in short: its counts and what it left alone (every entry with --all).
+    if (plan !== undefined)
+      out.push(
+        '',
+        ...planSection(plan, o.all === true ? 'all' : 'left alone', MAX_SERVER_PLAN_ROWS),
+      );
   }
   return `${out.join('\n')}\n`;
 }
@@ -141,7 +191,9 @@ export const markdown = {
         `| ${inertMarkdown(entry)} | ⚠️ stale baseline entry | ${inertMarkdown(STALE_REASON)} |`,
       );
     const uncalled = report.uncalled ?? [];
-    if (uncalled.length > 0) {
+    // The plan says what was left alone, why and the flag: `uncalled` is not said twice.
+    if (report.plan !== undefined) out.push('', ...planSection(report.plan, 'all', MAX_PLAN_ROWS));
+    else if (uncalled.length > 0) {
       out.push('', `**Not called (${uncalled.length})**, left alone to harm nothing:`, '');
       out.push('| tool | why | flag that would call it |', '| --- | --- | --- |');
       for (const u of uncalled)

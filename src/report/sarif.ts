@@ -35,8 +35,9 @@ import type {
 } from 'sarif';
 import { entryProbeId, STALE_REASON } from '../probe/baseline.js';
 import { findProbe } from '../probe/registry.js';
-import type { CombinedReport, ProbeResult, RunReport, Verdict } from '../probe/types.js';
+import type { CallPlan, CombinedReport, ProbeResult, RunReport, Verdict } from '../probe/types.js';
 import { evidenceLine } from './evidence-lines.js';
+import { clipRaw, leftAloneLine, PLAN_ELSEWHERE, planCounts, planGroups, reachOf } from './plan.js';
 import { placeOf, SRCROOT, type SarifPlace } from './sarif-location.js';
 import type { RenderOptions, Reporter } from './types.js';
 import { escapeJsonText } from './visible.js';
@@ -210,17 +211,73 @@ function invocationOf(report: RunReport, ruleIndex: Map<string, number>): Invoca
       associatedRule: { id, index: ruleIndex.get(id) ?? -1 },
     });
   }
-  // Tools left alone are no failure of the run: notes, so a reader sees what was not exercised.
-  for (const u of report.uncalled ?? []) {
-    notifications.push({ level: 'note', message: { text: `not called: ${u.tool}: ${u.why}` } });
-  }
+  // What was left alone is no failure of the run: notes, so a reader sees what was not exercised.
+  // The plan says it when there is one; `uncalled` only for a report without (an older file).
+  if (report.plan !== undefined) notifications.push(...planNotes(report.plan));
+  else
+    for (const u of report.uncalled ?? []) {
+      notifications.push({ level: 'note', message: { text: `not called: ${u.tool}: ${u.why}` } });
+    }
   const end = new Date(Date.parse(report.startedAt) + report.ms);
   return {
     executionSuccessful,
     startTimeUtc: report.startedAt,
     ...(Number.isNaN(end.getTime()) ? {} : { endTimeUtc: end.toISOString() }),
     toolExecutionNotifications: notifications,
-    ...(report.server === undefined ? {} : { properties: { server: report.server.name } }),
+    ...(report.server === undefined && report.plan === undefined
+      ? {}
+      : {
+          properties: {
+            ...(report.server === undefined ? {} : { server: report.server.name }),
+            ...(report.plan === undefined ? {} : { callPlan: planSummary(report.plan) }),
+          },
+        }),
+  };
+}
+
+/** Most plan notifications of one invocation, and the widest name or evidence in one, in code points. */
+const MAX_PLAN_NOTES = 1000;
+const PLAN_TEXT = 500;
+/** Most pieces of evidence of one entry in its notification's properties. */
+const PLAN_PIECES = 10;
+
+/**
+ * One note per entry of `plan` left alone: its kind, name, class, the deciding evidence and the
+ * flag that would call it, in words and in `properties`, cut to bounds; then, past the most, one
+ * note saying how many more.
+ */
+function planNotes(plan: CallPlan): Notification[] {
+  const { left } = planGroups(plan);
+  const notes: Notification[] = left.slice(0, MAX_PLAN_NOTES).map((e) => {
+    const reach = reachOf(e, PLAN_TEXT);
+    return {
+      level: 'note',
+      message: { text: `left alone: ${leftAloneLine(e, PLAN_TEXT)}` },
+      properties: {
+        kind: e.kind,
+        name: clipRaw(e.name, PLAN_TEXT),
+        class: e.class,
+        evidence: e.evidence.slice(0, PLAN_PIECES).map((p) => clipRaw(p, PLAN_TEXT)),
+        ...(reach === undefined ? {} : { reach }),
+      },
+    };
+  });
+  if (left.length > MAX_PLAN_NOTES)
+    notes.push({
+      level: 'note',
+      message: {
+        text: `${left.length - MAX_PLAN_NOTES} more left alone, not listed: ${PLAN_ELSEWHERE}`,
+      },
+    });
+  return notes;
+}
+
+/** The plan in one line and the user's word, for the invocation's properties. */
+function planSummary(plan: CallPlan): Record<string, unknown> {
+  return {
+    counts: planCounts(plan),
+    allowTools: plan.allowTools,
+    includeDestructive: plan.includeDestructive,
   };
 }
 

@@ -23,6 +23,7 @@ import {
   serverStatus,
   type Cell,
 } from './matrix.js';
+import { PLAN_BOUNDS, planLines } from './plan.js';
 import type { RenderOptions, Reporter } from './types.js';
 import { visible, visibleDeep, visibleLine } from './visible.js';
 
@@ -135,6 +136,9 @@ function serverHeading(server: RunReport): string {
   return `── ${visibleLine(serverName(server, 80))}${where} ──`;
 }
 
+/** Most plan rows of each group (called, left alone) the text report shows. */
+const TEXT_PLAN_ROWS = 100;
+
 /** The text reporter. */
 export const text = {
   id: 'text',
@@ -154,7 +158,13 @@ export const text = {
   },
   render(raw, options) {
     // Everything the target sent is shown escaped, never obeyed (visible.ts); colour codes are ours.
-    const report = visibleDeep(raw);
+    // Not the plan, nor the `uncalled` it stands for: the plan escapes and bounds what it shows,
+    // and a copy of ten thousand megabyte names would not fit in memory.
+    const { plan, uncalled, ...rest } = raw;
+    const report: RunReport = {
+      ...visibleDeep(rest),
+      ...(plan === undefined && uncalled !== undefined ? { uncalled: visibleDeep(uncalled) } : {}),
+    };
     const lines = [header(report), ''];
     // The target problem is said once, with its exchanges; each probe it ended only points at it.
     const onProblem = report.probes.filter((r) => onTargetProblem(report, r));
@@ -181,7 +191,13 @@ export const text = {
       for (const n of notReached) lines.push(`    ${n.tool}: ${n.why}`);
       lines.push('');
     }
-    if (report.uncalled !== undefined && report.uncalled.length > 0) {
+    if (plan !== undefined) {
+      // The plan says what was left alone (and why, and the flag): `uncalled` is not said again.
+      // Read from the raw report: the plan escapes and bounds what it shows itself.
+      const rows = options.all === true ? 'all' : 'left alone';
+      const bounds = { ...PLAN_BOUNDS, maxRows: TEXT_PLAN_ROWS };
+      lines.push(...planLines(plan, { color: options.color, rows, indent: '    ', bounds }), '');
+    } else if (report.uncalled !== undefined && report.uncalled.length > 0) {
       lines.push(`not called (${report.uncalled.length}):`);
       for (const u of report.uncalled) lines.push(`    ${u.tool}: ${u.why}`);
       lines.push('');

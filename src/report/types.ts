@@ -16,7 +16,9 @@ export interface RenderOptions {
   readonly evidence: EvidenceMode;
   /**
    * SARIF: also emit `refuted` (kind `pass`) and `skipped` (kind `notApplicable`) results. Off by
-   * default, because some consumers ignore `kind` and would show every result as a finding.
+   * default, because some consumers ignore `kind` and would show every result as a finding. Text
+   * (and each server of a combined Markdown report): every row of the call plan, not only the
+   * entries left alone.
    */
   readonly all?: boolean;
   /**

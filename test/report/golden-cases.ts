@@ -7,7 +7,12 @@ import { REPORTERS, type ReportFormat } from '../../src/report/index.js';
 import type { RenderOptions } from '../../src/report/types.js';
 import type { CombinedReport, RunReport } from '../../src/probe/types.js';
 import { combined } from './sample-combined.js';
-import { baselinedReport, combinedReport, severitiesReport } from './sample-report.js';
+import {
+  baselinedReport,
+  combinedReport,
+  plannedReport,
+  severitiesReport,
+} from './sample-report.js';
 
 type Source = RunReport | CombinedReport;
 
@@ -41,6 +46,14 @@ export const CASES: [
   // Three servers from two configuration files, one of them outside the repository.
   ['report-combined.sarif', 'sarif', { color: false, evidence: 'summary' }, combinedReport],
   ['report-combined.html', 'html', { color: false, evidence: 'summary' }, combinedReport],
+  // With a call plan: every class, kind and grant; `uncalled` folded into the plan.
+  ['report-plan.txt', 'text', { color: false, evidence: 'summary' }, plannedReport],
+  ['report-plan-all.txt', 'text', { color: false, evidence: 'summary', all: true }, plannedReport],
+  ['report-plan.json', 'json', { color: false, evidence: 'summary' }, plannedReport],
+  ['report-plan.sarif', 'sarif', { color: false, evidence: 'summary' }, plannedReport],
+  ['report-plan.junit.xml', 'junit', { color: false, evidence: 'summary' }, plannedReport],
+  ['report-plan.md', 'markdown', { color: false, evidence: 'summary' }, plannedReport],
+  ['report-plan.html', 'html', { color: false, evidence: 'summary' }, plannedReport],
   // Four configured servers: scanned, baselined, not started (a placeholder), SSE-only.
   ['combined.txt', 'text', { color: false, evidence: 'summary' }, combined],
   ['combined.json', 'json', { color: false, evidence: 'summary' }, combined],

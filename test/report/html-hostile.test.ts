@@ -16,8 +16,9 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBES } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
-import type { CombinedReport, RunReport } from '../../src/probe/types.js';
+import type { CallPlan, CombinedReport, RunReport } from '../../src/probe/types.js';
 import { html } from '../../src/report/html.js';
+import { clipRaw, shellWord } from '../../src/report/plan.js';
 import { escapeJsonText, visible } from '../../src/report/visible.js';
 import { CHROMIUM_SKIP_REASON, startChromium, type Browser } from '../helpers/chromium.js';
 import { MARKUP, NAME_MARKUP } from '../servers/hostile-target.js';
@@ -28,9 +29,39 @@ import { report as sample } from './sample-report.js';
 
 const options = { color: false, evidence: 'summary' } as const;
 
+/** A call plan whose every name and piece of evidence is the markup: one entry called, two not. */
+const hostilePlan: CallPlan = {
+  allowTools: [],
+  includeDestructive: false,
+  entries: [
+    {
+      kind: 'tool',
+      name: `list${NAME_MARKUP}`,
+      class: 'read',
+      evidence: [MARKUP],
+      calledBy: 'default',
+    },
+    {
+      kind: 'tool',
+      name: `wipe${MARKUP}`,
+      class: 'destroy',
+      evidence: [`its description says ${MARKUP}`, MARKUP],
+      reach: `--allow-tool wipe${MARKUP}`,
+    },
+    {
+      kind: 'resource-template',
+      name: `mail://${MARKUP}/{to}`,
+      class: 'outside',
+      evidence: [MARKUP],
+      reach: '--include-destructive',
+    },
+  ],
+};
+
 /** What the test reads inside the page (the test is compiled without the DOM's types). */
 interface InPage {
   violations: string[];
+  getComputedStyle(e: unknown): { backgroundColor: string };
   document: {
     addEventListener(
       type: 'securitypolicyviolation',
@@ -125,6 +156,8 @@ describe('the HTML report of a target that answers with markup and script', () =
     pages.http = html.render(reports[0] as RunReport, options);
     pages.stdio = html.render(reports[1] as RunReport, { ...options, evidence: 'full' });
     pages.combined = html.renderCombined?.(combined, options) ?? '';
+    // The lead's scan does not fill the plan yet: the real report of the markup target, with one.
+    pages.plan = html.render({ ...(reports[0] as RunReport), plan: hostilePlan }, options);
     // The style sheet of a page whose every string is ours (the sample report).
     const benign = elements(parseStrict(html.render(sample, options)));
     ours = textOf(benign.find((e) => e.nodeName === 'style') as (typeof benign)[number]);
@@ -149,7 +182,7 @@ describe('the HTML report of a target that answers with markup and script', () =
     }
   });
 
-  it.each(['http', 'stdio', 'combined'])(
+  it.each(['http', 'stdio', 'combined', 'plan'])(
     'the %s page parses cleanly, holds nothing active, and shows the markup as text',
     (name) => {
       const text = checkStructure(pages[name] ?? '', ours);
@@ -233,6 +266,33 @@ describe('the HTML report of a target that answers with markup and script', () =
         expect(await pre.innerText()).toContain('"jsonrpc"');
         await page.close();
       }
+    }, 60_000);
+
+    it('shows a hostile call plan as text, each entry left alone marked in words', async () => {
+      const { page, url, seen } = await open('plan', pages.plan ?? '');
+      expect(seen).toEqual({ dialogs: [], requests: [url], errors: [], violations: [] });
+      const rows = page.locator('table.plan > tbody > tr');
+      expect(await rows.count()).toBe(3);
+      expect(await rows.nth(0).locator('th').textContent()).toBe(visible(`list${NAME_MARKUP}`));
+      expect(await page.locator('table.plan > tbody > tr.left').count()).toBe(2);
+      for (const i of [1, 2]) {
+        const badge = rows.nth(i).locator('.badge.left');
+        expect(await badge.isVisible()).toBe(true);
+        expect(await badge.innerText()).toBe('left alone');
+      }
+      // Quoted for the shell, the name cut to 200 code points (a page is no place for a megabyte).
+      expect(await rows.nth(1).locator('code.reach').textContent()).toBe(
+        visible(`--allow-tool ${shellWord(clipRaw(`wipe${MARKUP}`, 200))}`),
+      );
+      expect(await rows.nth(2).locator('code.reach').textContent()).toBe('--include-destructive');
+      // The left-alone rows look different from the called one, not only in words.
+      const background = (i: number) =>
+        rows
+          .nth(i)
+          .locator('th')
+          .evaluate((e) => (globalThis as unknown as InPage).getComputedStyle(e).backgroundColor);
+      expect(await background(1)).not.toBe(await background(0));
+      await page.close();
     }, 60_000);
 
     it('would catch an injection: the same markup left raw fires a dialog, or with the CSP is blocked', async () => {

@@ -1,9 +1,10 @@
 /**
- * A fixed CombinedReport for the combined goldens: the sample report as a configured server, the
+ * A fixed CombinedReport for the combined goldens: the sample report with its call plan as a
+ * configured server, the
  * baselined one as another, one server that could not be started and one SSE-only entry.
  */
 import type { CombinedReport, RunReport } from '../../src/probe/types.js';
-import { baselinedReport, report } from './sample-report.js';
+import { baselinedReport, plannedReport, report } from './sample-report.js';
 
 const unstarted = (name: string, line: number, display: string, problem: string): RunReport => ({
   schemaVersion: 1,
@@ -31,7 +32,7 @@ export const combined: CombinedReport = {
       tool: report.tool,
       server: { name: 'payments', file: '.mcp.json', line: 3, format: 'claude-code' },
       ...Object.fromEntries(
-        Object.entries(report).filter(([k]) => k !== 'schemaVersion' && k !== 'tool'),
+        Object.entries(plannedReport).filter(([k]) => k !== 'schemaVersion' && k !== 'tool'),
       ),
     } as RunReport,
     {

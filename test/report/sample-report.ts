@@ -2,7 +2,7 @@
  * One fixed RunReport with every verdict, a control that did not hold, an observation, a long
  * sealed blob and a notification before the answer: the input of the reporter and golden tests.
  */
-import type { CombinedReport, RunReport } from '../../src/probe/types.js';
+import type { CallPlan, CombinedReport, RunReport } from '../../src/probe/types.js';
 
 /** A long sealed-looking blob, to see it shortened in summaries. */
 export const blob = `v1.${'eyJwIjp7InRvb2wiOiJ0cmFuc2Zlci'.repeat(8)}`;
@@ -143,6 +143,106 @@ export const severitiesReport: RunReport = {
 };
 
 /**
+ * A call plan of every class, kind and grant: four entries called by default (two read, two
+ * create, one of them a prompt), six left alone (a write, three outside, one a resource template,
+ * a destroy and an unknown without evidence).
+ */
+export const plan: CallPlan = {
+  allowTools: [],
+  includeDestructive: false,
+  entries: [
+    {
+      kind: 'tool',
+      name: 'list_orders',
+      class: 'read',
+      evidence: ['readOnlyHint: true', 'the name starts with a reading verb ("list")'],
+      calledBy: 'default',
+    },
+    {
+      kind: 'tool',
+      name: 'create_order',
+      class: 'create',
+      evidence: ['the name starts with "create"'],
+      calledBy: 'default',
+    },
+    {
+      kind: 'prompt',
+      name: 'summarise',
+      class: 'read',
+      evidence: ['a prompt only returns messages'],
+      calledBy: 'default',
+    },
+    {
+      kind: 'tool',
+      name: 'upload_document',
+      class: 'create',
+      evidence: ['"upload" returns a new object to the caller'],
+      calledBy: 'default',
+    },
+    {
+      kind: 'tool',
+      name: 'update_profile',
+      class: 'write',
+      evidence: ['the name starts with "update"', 'readOnlyHint: false'],
+      reach: '--allow-tool update_profile',
+    },
+    {
+      kind: 'tool',
+      name: 'send_invoice',
+      class: 'outside',
+      evidence: ['"send" in the name'],
+      reach: '--allow-tool send_invoice',
+    },
+    {
+      kind: 'tool',
+      name: 'fetch_page',
+      class: 'outside',
+      evidence: ['parameter url: a URL the server fetches'],
+      reach: '--allow-tool fetch_page',
+    },
+    {
+      kind: 'resource-template',
+      name: 'mail://{to}/send',
+      class: 'outside',
+      evidence: ['"send" in the URI template'],
+      reach: '--include-destructive',
+    },
+    {
+      kind: 'tool',
+      name: 'delete_order',
+      class: 'destroy',
+      evidence: ['destructiveHint: true', '"delete" in the name'],
+      reach: '--allow-tool delete_order',
+    },
+    {
+      kind: 'tool',
+      name: 'frobnicate',
+      class: 'unknown',
+      evidence: [],
+      reach: '--allow-tool frobnicate',
+    },
+  ],
+};
+
+/**
+ * The sample report with its call plan, and `uncalled` as the scan derives it from the plan (the
+ * tools left alone, the deciding evidence as why, the reach as the flag).
+ */
+export const plannedReport: RunReport = {
+  ...report,
+  protocol: {
+    ...report.protocol,
+    toolNames: plan.entries.filter((e) => e.kind === 'tool').map((e) => e.name),
+    promptNames: ['summarise'],
+    resourceTemplates: ['mail://{to}/send'],
+  },
+  plan,
+  uncalled: plan.entries
+    .filter((e) => e.kind === 'tool' && e.reach !== undefined)
+    .map((e) => ({ tool: e.name, why: e.evidence[0] ?? 'unknown', flag: e.reach })),
+};
+
+/**
  * A scan of three servers from two configuration files: one inside the repository (`.mcp.json`,
  * two entries), one outside it (a user's home directory), with every severity confirmed on the
  * first server and a server that could not be started.
@@ -164,6 +264,14 @@ export const combinedReport: CombinedReport = {
       target: { kind: 'http', display: 'http://127.0.0.1:8080/mcp' },
       probes: report.probes.filter((p) => p.verdict !== 'errored'),
       server: { name: 'search', file: '.mcp.json', line: 9, format: 'claude-code' },
+      // Its plan with one tool called on the user's word (`--allow-tool send_invoice`).
+      plan: {
+        ...plan,
+        allowTools: ['send_invoice'],
+        entries: plan.entries.map((e) =>
+          e.name === 'send_invoice' ? { ...e, calledBy: '--allow-tool', reach: undefined } : e,
+        ),
+      },
     },
     {
       ...report,
