@@ -225,7 +225,9 @@ function readName(name: string): Reading {
         wordClass(lastWord, false) ??
         (matches(READ_TAIL_C, lastWord) ? { kind: 'read' as const, word: lastWord } : undefined);
       const plural = /[^s]s$/.test(lastWord) || matches(LEAD_C, lastWord);
-      if (last !== undefined && !(plural && isHarm(last.kind)))
+      // A short last word is too often another language's noun (`kanal_tim`) to make a tool safe.
+      const tooShort = !isHarm(last?.kind ?? 'unknown') && lastWord.length < 4;
+      if (last !== undefined && !(plural && isHarm(last.kind)) && !tooShort)
         note(reading, last.kind, `"${last.word}"`, s === 0 && first === undefined);
     }
     // A name led by no verb it knows (`bulk_delete_users`): a harm word anywhere in it counts.

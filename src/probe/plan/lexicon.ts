@@ -89,11 +89,10 @@ export const READ_VERBS: readonly string[] = [
   'hledá', 'číst', 'přečíst', 'lekér', 'lekérdez', 'listáz', 'keres', 'megjelenít', 'olvas',
   'obține', 'obtine', 'afișează', 'afiseaza', 'listează', 'listeaza', 'caută', 'cauta',
   'citește', 'citeste',
-  // Greek, Indonesian, Vietnamese
+  // Greek, Indonesian
   'λήψη', 'εμφάνιση', 'εμφανίζει', 'αναζήτηση', 'λίστα', 'ανάγνωση', 'επιστρέφει',
   'ambil', 'mengambil', 'tampilkan', 'menampilkan', 'daftar', 'cari', 'mencari', 'baca',
   'membaca', 'lihat', 'melihat', 'periksa',
-  'lấy', 'xem', 'hiển', 'tìm', 'liệt', 'đọc', 'tra',
   // Arabic, Hebrew, Hindi
   'عرض', 'اعرض', 'جلب', 'احصل', 'بحث', 'ابحث', 'قائمة', 'قراءة', 'اقرأ',
   'הצג', 'קבל', 'חפש', 'רשימת', 'קרא',
