@@ -53,6 +53,10 @@ export interface CommonScanArgs {
   readonly identityEnv?: string;
   readonly headers: readonly HeaderLine[];
   readonly includeDestructive: boolean;
+  /** `--allow-tool`: tools the user lets the scan call, by name, whatever their class. */
+  readonly allowTools: readonly string[];
+  /** `--plan`: print the call plan and call nothing. */
+  readonly planOnly: boolean;
   readonly allowMintedInRisky: boolean;
   readonly timeoutMs: number;
   readonly deadlineMs: number;
@@ -100,6 +104,8 @@ export const SCAN_OPTIONS = {
   probe: { type: 'string', multiple: true },
   'skip-probe': { type: 'string', multiple: true },
   'include-destructive': { type: 'boolean' },
+  'allow-tool': { type: 'string', multiple: true },
+  plan: { type: 'boolean' },
   'allow-minted-in-risky': { type: 'boolean' },
   timeout: { type: 'string' },
   deadline: { type: 'string' },
@@ -334,6 +340,8 @@ export function parseScanArgs(
     headers,
     includeDestructive:
       (values['include-destructive'] ?? false) || engine?.includeDestructive === true,
+    allowTools: allowedTools(values['allow-tool'] ?? []),
+    planOnly: values.plan ?? false,
     allowMintedInRisky: values['allow-minted-in-risky'] ?? false,
     allowUndecided: values['allow-undecided'] ?? false,
     timeoutMs: duration('timeout', values.timeout, SCAN_DEFAULTS.timeoutMs),
@@ -367,6 +375,16 @@ export function parseScanArgs(
   if (selection !== undefined) return { ...common, config: selection };
   if (tgt === undefined) throw new ProbeUsageError('no target'); // unreachable: target() threw
   return { ...common, target: tgt };
+}
+
+/** `--allow-tool <name>` values: each a tool name as the server lists it (no blanks around it). */
+function allowedTools(names: readonly string[]): string[] {
+  for (const name of names)
+    if (name.trim() === '' || name.length > 256)
+      throw new ProbeUsageError(
+        `--allow-tool needs a tool's name as the server lists it, got ${name.trim() === '' ? 'an empty one' : `${name.length} characters`}`,
+      );
+  return [...new Set(names)];
 }
 
 /** `--sarif-location <path>[:<line>]`, made relative to the repository root (sarif-location.ts). */

@@ -7,7 +7,8 @@
 import { baselineText } from './write-baseline.js';
 import { ProbeUsageError } from '../errors.js';
 import { applyBaseline, STALE_REASON } from '../probe/baseline.js';
-import { runScan } from '../probe/scan.js';
+import { planTarget, runScan } from '../probe/scan.js';
+import { planHeadline, renderPlan } from '../report/plan.js';
 import type { ScanProgress } from '../probe/scan.js';
 import { certXGenErrored } from '../report/cert-x-gen.js';
 import { REPORTERS } from '../report/index.js';
@@ -74,6 +75,7 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
   process.once('SIGTERM', stop);
   if (args.config !== undefined) return runConfigScan(args, args.config, err);
   const shared = sharedScanConfig(args);
+  if (args.planOnly) return printPlan(args, shared, err);
   const scanned = await runScan({
     ...shared,
     target: args.target,
@@ -102,4 +104,30 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
   if (!deliver(rendered, args.output, summaryLine(report), err)) return 2;
   // The engine reads the verdict from metadata.status, and drops the output of a non-zero exit.
   return args.engine ? 0 : exitCodeOf(report, args.allowUndecided);
+}
+
+/**
+ * `--plan`: opens the target, reads its lists, prints the call plan (text, or JSON with
+ * `--format json`) and calls nothing. Exit 0, or 4 when the target answered nothing usable.
+ */
+async function printPlan(
+  args: Extract<ReturnType<typeof parseScanArgs>, { target: object }>,
+  shared: ReturnType<typeof sharedScanConfig>,
+  err: (line: string) => void,
+): Promise<number> {
+  const planned = await planTarget({
+    ...shared,
+    target: args.target,
+    identities: args.identities,
+    ...(args.headers.length > 0 ? { headers: args.headers } : {}),
+  });
+  for (const name of planned.unlisted)
+    err(`stateguard scan: warning: --allow-tool ${name}: the target lists no tool of that name`);
+  if (planned.problem !== undefined) err(`stateguard scan: ${planned.problem}`);
+  const text =
+    args.format === 'json'
+      ? `${JSON.stringify({ target: planned.display, plan: planned.plan }, null, 2)}\n`
+      : renderPlan(planned.plan, { color: renderOptions(args).color });
+  if (!deliver(text, args.output, planHeadline(planned.plan), err)) return 2;
+  return planned.problem === undefined ? 0 : 4;
 }

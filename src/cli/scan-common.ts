@@ -60,6 +60,7 @@ export function sharedScanConfig(args: CommonScanArgs): SharedScanConfig {
     ...(args.identityHeader === undefined ? {} : { identityHeader: args.identityHeader }),
     ...(args.identityEnv === undefined ? {} : { identityEnv: args.identityEnv }),
     includeDestructive: args.includeDestructive,
+    allowTools: args.allowTools,
     allowMintedInRisky: args.allowMintedInRisky,
     timeoutMs: args.timeoutMs,
     deadlineMs: args.deadlineMs,

@@ -54,12 +54,18 @@ Selection:
   --probe <id>                 run only this probe (repeatable); ids: ${PROBES.map((p) => p.id).join(', ') || '(none registered)'}
   --skip-probe <id>            do not run this probe (repeatable), e.g. --skip-probe
                                handle/cross-principal for a single-user stdio server
-  --include-destructive        also call the tools left alone by default: those that may
-                               destroy data (destructiveHint, or a destructive verb in name or
-                               description) and those that run commands or code, run queries,
-                               fetch URLs or touch files (by name, description or a parameter
-                               such as command, code, query, url or path); the report lists
-                               every tool not called and why
+  --plan                       print the call plan and call nothing: every tool, prompt and
+                               resource template with its class (read, create, write,
+                               outside, destroy, unknown), the evidence, and whether a scan
+                               would call it; with --format json, as JSON
+  --allow-tool <name>          also call this tool (repeatable), whatever its class, in the
+                               scan's last pass and only on objects the scan created, e.g.
+                               --allow-tool charge_card
+  --include-destructive        also call every tool left alone by default (write, outside,
+                               destroy, unknown: they change objects, send, pay, deploy, run
+                               commands, fetch URLs or do what the scan cannot tell), in the
+                               scan's last pass and only on objects the scan created; without
+                               it or --allow-tool only read and create tools are called
   --allow-minted-in-risky      also let a value the server minted reach such a tool's command,
                                code, query, url or path parameter; off even with
                                --include-destructive

@@ -59,8 +59,12 @@ export interface ProbeDecision {
 export interface ProbeContext {
   readonly transport: TransportKind;
   readonly protocol: ProtocolInfo;
-  /** Destructive tools may be called only when this is true (`--include-destructive`). */
+  /**
+   * The user's word in force in this pass (`--include-destructive`: every tool; `--allow-tool`:
+   * the named ones); without it only the call plan's `read` and `create` tools are called.
+   */
   readonly includeDestructive: boolean;
+  readonly allowTools?: ReadonlySet<string>;
   /** What discovery found before the probes ran (empty while discovery itself runs). */
   readonly surface: SurfaceMap;
   /** The scan's settings for probes that need more than the target. */

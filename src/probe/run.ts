@@ -27,14 +27,22 @@ import { VERDICTS } from './types.js';
 import type { Probe, ProbeContext, ProbeDecision, ProbeSettings } from './define.js';
 import type { Redactor } from './evidence/evidence.js';
 import { noteEvidence, stderrEvidence } from './evidence/evidence.js';
-import { callRefusal, uncalledTools, type MintedValues } from './surface/tool-risk.js';
+import {
+  callRefusal,
+  uncalledTools,
+  type CallPermission,
+  type MintedValues,
+} from './surface/tool-risk.js';
 import type { EngineSession } from './target/session.js';
 import type { SurfaceMap } from './surface/recipes.js';
 import { AbortCause } from './target/jsonrpc.js';
 
 /** Options of one probe run. */
 export interface ProbeRunOptions {
+  /** The user's word in force in this pass: every tool (see `tool-risk.ts`, CallPermission). */
   readonly includeDestructive: boolean;
+  /** `--allow-tool`, in force in this pass. */
+  readonly allowTools?: ReadonlySet<string>;
   /** `--allow-minted-in-risky` (see `tool-risk.ts`). */
   readonly allowMintedInRisky?: boolean;
   /** The scan's record of server-minted values, shared by every probe. */
@@ -215,6 +223,7 @@ function contextOf(rec: Recorder): ProbeContext {
     ...(sessions === undefined ? {} : { sessions }),
     protocol: session.protocol,
     includeDestructive: options.includeDestructive,
+    ...(options.allowTools === undefined ? {} : { allowTools: options.allowTools }),
     get surface() {
       rec.surfaceRead = true;
       return options.surface ?? EMPTY_SURFACE;
@@ -292,7 +301,7 @@ function verdictOf(rec: Recorder, decision: ProbeDecision): { verdict: Verdict; 
   // A probe that looked for something to test and found nothing says which tools were left alone:
   // they may be what it needed, and the user can opt in.
   if (verdict === 'skipped' && rec.surfaceRead && options.heldBack !== true)
-    reason += leftAloneNote(session.protocol.tools, options.includeDestructive);
+    reason += leftAloneNote(session.protocol.tools, options);
   const failed = Object.entries(rec.controls).filter(([, c]) => !c.held);
   if ((verdict === 'confirmed' || verdict === 'refuted') && failed.length > 0) {
     rec.evidence.push(
@@ -357,7 +366,6 @@ export async function runProbe(
     surfaceRead: false,
   };
   const decision = await decide(rec, contextOf(rec));
-  if (rec.surfaceRead) options.onSurfaceRead?.();
   const { verdict, reason } = verdictOf(rec, decision);
   closeEvidence(rec);
   rec.finished = true;
@@ -401,10 +409,11 @@ export function centralResult(
  * The tools a scan leaves alone under this opt-in, as a clause for a skip's reason (empty when
  * none): a skip they may have caused must say so, and name the flag that would call them.
  */
-export function leftAloneNote(tools: readonly ToolInfo[], includeDestructive: boolean): string {
-  const uncalled = uncalledTools(tools, includeDestructive);
+export function leftAloneNote(tools: readonly ToolInfo[], permission: CallPermission): string {
+  const uncalled = uncalledTools(tools, permission);
   if (uncalled.length === 0) return '';
   const names = uncalled.slice(0, 8).map((u) => u.tool);
   const more = uncalled.length > 8 ? `, and ${uncalled.length - 8} more` : '';
-  return `; left alone to harm nothing, so not tried: ${names.join(', ')}${more} (--include-destructive would call them)`;
+  const flags = uncalled.length === 1 ? `${uncalled[0]!.flag} would call it` : '--allow-tool <name> would call one, --include-destructive all';
+  return `; left alone to harm nothing, so not tried: ${names.join(', ')}${more} (${flags})`;
 }

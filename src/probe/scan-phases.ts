@@ -11,9 +11,15 @@ import { centralResult, runProbe } from './run.js';
 import { planProbes, runLanes } from './schedule.js';
 import { shownSurface } from './scan-report.js';
 import { runSurvey, SURVEY, type Survey } from './surface/run-survey.js';
-import type { SurfaceMap } from './surface/recipes.js';
+import { recipeName, type SurfaceMap } from './surface/recipes.js';
 import type { Offer } from './surface/survey.js';
-import { createMintedValues, riskReason, type MintedValues } from './surface/tool-risk.js';
+import { permissionOf } from './plan/call-plan.js';
+import {
+  createMintedValues,
+  grantOf,
+  type CallPermission,
+  type MintedValues,
+} from './surface/tool-risk.js';
 import type { EngineSession, OpenedSession } from './target/session.js';
 import type { Evidence, ProbeResult, RunReport } from './types.js';
 
@@ -23,6 +29,9 @@ import type { Evidence, ProbeResult, RunReport } from './types.js';
  * flight at once.
  */
 const LANES_AT_ONCE = 12;
+
+/** A pass without the user's word: the call plan's `read` and `create` tools only. */
+const NOBODY: CallPermission = { includeDestructive: false };
 
 /** The scan's deadline, as the phases read it. */
 export interface ScanClock {
@@ -45,6 +54,8 @@ export type PhaseProgress =
 export interface ScanRun {
   readonly probes: readonly Probe[];
   readonly includeDestructive: boolean;
+  /** `--allow-tool`: tools the user lets the last pass call. */
+  readonly allowTools: readonly string[];
   readonly allowMintedInRisky: boolean;
   readonly serial: boolean;
   readonly settings: ProbeSettings;
@@ -68,12 +79,12 @@ export interface PhaseResults {
 /** The state of one scan's probe passes. */
 interface Passes {
   readonly run: ScanRun;
-  /** The tools `--include-destructive` unlocks wait for pass 2 (see {@link runPhases}). */
+  /** The tools the user's word unlocks wait for pass 2 (see {@link runPhases}). */
   readonly heldBack: boolean;
+  /** What the pass where the user's word is in force may call. */
+  readonly unlocked: CallPermission;
   readonly minted: MintedValues;
   readonly offers: Offer[];
-  /** The probes that read what discovery found (a probe that did may run again in pass 2). */
-  readonly readSurface: Set<Probe>;
   /** The probes that ran while another did. */
   readonly overlapped: Set<Probe>;
   /** The probes a request of which the target did not answer. */
@@ -106,14 +117,16 @@ export async function runPhases(run: ScanRun, opened: OpenedSession): Promise<Ph
   const runnable = legacy ? probes.filter((p) => p.runsOnLegacy) : [...probes];
   const passes: Passes = {
     run,
-    // With --include-destructive, the tools it unlocks are held back: every probe first runs
-    // without them, and only then a second pass surveys them and runs again the probes that
-    // found nothing to confirm, so a destructive consumer never destroys a value a later probe
-    // needs (docs/scanner.md, "What the scanner sends").
-    heldBack: run.includeDestructive && protocol.tools.some((t) => riskReason(t) !== undefined),
+    // With the user's word (--include-destructive, --allow-tool), the tools it unlocks are held
+    // back: every probe first runs without them, then a second, full pass surveys the whole
+    // surface and runs every probe again that did not confirm, so a destructive consumer never
+    // destroys a value an earlier probe needs (docs/scanner.md, "What a scan calls").
+    heldBack: protocol.tools.some(
+      (t) => grantOf(t, NOBODY) === undefined && grantOf(t, permissionOf(run)) !== undefined,
+    ),
+    unlocked: permissionOf(run),
     minted: createMintedValues(),
     offers: [],
-    readSurface: new Set(),
     overlapped: new Set(),
     failed: new Set(),
     active: new Set(),
@@ -129,24 +142,32 @@ export async function runPhases(run: ScanRun, opened: OpenedSession): Promise<Ph
       done.get(probe) ?? centralResult(probe, 'skipped', legacyReason, skippedEvidence, redactor),
   );
   if (found === undefined) return { results, survey: 0 };
-  const later = passes.heldBack ? await secondPass(passes, results, found) : undefined;
+  const later = passes.heldBack
+    ? await secondPass(passes, results, found, new Set(done.keys()))
+    : undefined;
   if (passes.heldBack) for (const result of results) run.progress({ phase: 'result', result });
   const surface = later?.surface ?? shownSurface(found, redactor);
   return { results, surface, survey: found.requests + (later?.requests ?? 0) };
 }
 
-/** Discovery: pass 1 leaves the held-back tools alone; pass 2 surveys only them. */
+/** What pass `pass` may call: without the user's word until the last pass. */
+const permissionIn = (passes: Passes, pass: 1 | 2): CallPermission =>
+  pass === 2 || !passes.heldBack ? passes.unlocked : NOBODY;
+
+/**
+ * Discovery: pass 1 leaves the held-back tools alone; pass 2 surveys the whole surface again with
+ * them, offering every value minted so far (whoever minted it) to every consumer.
+ */
 async function survey(passes: Passes, pass: 1 | 2): Promise<Survey> {
   const { run } = passes;
   run.progress({ phase: 'probe', id: SURVEY.id });
   const { clock } = run;
   return runSurvey(run.session, {
-    includeDestructive: pass === 2 || (run.includeDestructive && !passes.heldBack),
+    ...permissionIn(passes, pass),
     allowMintedInRisky: run.allowMintedInRisky,
     minted: passes.minted,
     redactor: run.redactor,
     offers: passes.offers,
-    ...(pass === 2 ? { only: (t) => riskReason(t) !== undefined } : {}),
     capMs: Math.max(0, Math.min(clock.remaining(), (clock.deadlineMs - clock.waited) / 3)),
     capName: 'the survey time cap (a third of --deadline)',
   });
@@ -232,13 +253,12 @@ async function runCapped(
       surface: map,
       ...(peer === undefined ? {} : { peer }),
       settings: run.settings,
-      includeDestructive: run.includeDestructive && (pass === 2 || !passes.heldBack),
+      ...permissionIn(passes, pass),
       allowMintedInRisky: run.allowMintedInRisky,
       minted: passes.minted,
       redactor: run.redactor,
       capMs,
       heldBack: passes.heldBack && pass === 1,
-      onSurfaceRead: () => (pass === 1 ? passes.readSurface.add(probe) : undefined),
       deadline: run.clock.signal,
       onFailure: () => passes.failed.add(probe),
       capName:
@@ -252,13 +272,15 @@ async function runCapped(
 }
 
 /**
- * Pass 2: the held-back tools, offered what pass 1 minted, and the probes that read the surface
- * and found nothing to confirm, on what only those tools offer; one after another.
+ * Pass 2, the user's word in force: discovery again over the whole surface, every value minted so
+ * far offered to every consumer, then every probe that ran and did not confirm runs again (the task
+ * and session probes too), one after another.
  */
 async function secondPass(
   passes: Passes,
   results: ProbeResult[],
   found: Survey,
+  ran: ReadonlySet<Probe>,
 ): Promise<{ surface: NonNullable<RunReport['surface']>; requests: number } | undefined> {
   const { run } = passes;
   if (run.clock.remaining() <= 0) return undefined;
@@ -266,12 +288,12 @@ async function secondPass(
   const first = found.map;
   const map: SurfaceMap = {
     ...later.map,
-    tried: [...first.tried, ...later.map.tried.map((t) => `${t}, held back until now`)],
+    tried: [...first.tried, ...later.map.tried.map((t) => `${t}, with the user's word`)],
   };
   const joined: SurfaceMap = {
     ...map,
-    handles: [...first.handles, ...later.map.handles],
-    flows: [...first.flows, ...later.map.flows],
+    handles: uniqueBy([...first.handles, ...later.map.handles], recipeName),
+    flows: uniqueBy([...first.flows, ...later.map.flows], (f) => f.subject),
     failures: [...first.failures, ...later.map.failures],
   };
   const surface = shownSurface(
@@ -281,7 +303,7 @@ async function secondPass(
   const offered = later.map.handles.length > 0 || later.map.flows.length > 0;
   const again = run.probes.filter((probe) => {
     const r = results[run.probes.indexOf(probe)];
-    if (r === undefined || !passes.readSurface.has(probe)) return false;
+    if (r === undefined || !ran.has(probe)) return false;
     if (r.verdict === 'skipped') return true;
     // A refuted probe is tried again on what is new; one that waited on purpose waits once.
     return r.verdict === 'refuted' && offered && run.waitOf(probe) === 0;
@@ -295,6 +317,12 @@ async function secondPass(
   return { surface, requests: later.requests };
 }
 
+/** The items of `list` whose key is first seen, in order. */
+function uniqueBy<T>(list: readonly T[], key: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return list.filter((item) => !seen.has(key(item)) && seen.add(key(item)) !== undefined);
+}
+
 /**
  * One result of a probe run twice, without and then with the held-back tools: the second when the
  * first found nothing to test or the second confirms; else the first, which notes the second.
@@ -302,7 +330,7 @@ async function secondPass(
 function mergedResult(first: ProbeResult, second: ProbeResult, redactor: Redactor): ProbeResult {
   const requests = (first.requests ?? 0) + (second.requests ?? 0);
   if (first.verdict === 'skipped' || second.verdict === 'confirmed') return { ...second, requests };
-  const detail = `after every other probe, with the tools --include-destructive unlocks: ${second.verdict}: ${second.reason}`;
+  const detail = `after every other probe, with the tools the user's word unlocks: ${second.verdict}: ${second.reason}`;
   return {
     ...first,
     observations: [

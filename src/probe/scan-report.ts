@@ -5,8 +5,15 @@
 import { undecidedCount } from './decided.js';
 import type { Redactor } from './evidence/evidence.js';
 import { recipeName, type SurfaceMap } from './surface/recipes.js';
-import { uncalledTools } from './surface/tool-risk.js';
-import type { Evidence, ProbeResult, ProtocolInfo, RunReport, TransportKind } from './types.js';
+import { buildCallPlan, type CallWord } from './plan/call-plan.js';
+import type {
+  CallPlan,
+  Evidence,
+  ProbeResult,
+  ProtocolInfo,
+  RunReport,
+  TransportKind,
+} from './types.js';
 import { packageVersion } from './version.js';
 
 /** How many requests `evidence` records (an exchange each; notes and stderr are none). */
@@ -35,10 +42,25 @@ export function shownSurface(
   };
 }
 
+/** The plan with every name and piece of evidence a target sent passed through the redactor. */
+export function redactPlan(plan: CallPlan, redactor: Redactor): CallPlan {
+  return {
+    ...plan,
+    entries: plan.entries.map((e) => ({
+      ...e,
+      name: redactor.string(e.name),
+      evidence: e.evidence.map((x) => redactor.string(x)),
+      ...(e.reach === undefined ? {} : { reach: redactor.string(e.reach) }),
+    })),
+    allowTools: plan.allowTools.map((n) => redactor.string(n)),
+  };
+}
+
 /** What the report is made of. */
 export interface ReportParts {
   readonly kind: TransportKind;
-  readonly includeDestructive: boolean;
+  /** What the user said about calls (`--include-destructive`, `--allow-tool`). */
+  readonly word: CallWord;
   readonly redactor: Redactor;
   readonly display: string;
   readonly protocol: ProtocolInfo;
@@ -57,12 +79,15 @@ export function buildReport(parts: ReportParts): RunReport {
   const { redactor, protocol, results } = parts;
   const { tools, prompts, resources, resourceTemplates, deviations, ...rest } = protocol;
   const shown = (list: readonly string[]): string[] => list.map((x) => redactor.string(x));
-  // Listed once per scan, whatever the probes tried: what the user would have to opt in to.
-  const uncalled = uncalledTools(tools, parts.includeDestructive).map((u) => ({
-    tool: redactor.string(u.tool),
-    why: redactor.string(u.why),
-    flag: u.flag,
-  }));
+  // Decided once per scan, before any call: what the scan may call, and what it left alone.
+  const plan = redactPlan(buildCallPlan(protocol, parts.word), redactor);
+  const uncalled = plan.entries
+    .filter((e) => e.kind === 'tool' && e.calledBy === undefined)
+    .map((e) => ({
+      tool: e.name,
+      why: `${e.class}: ${e.evidence[0] ?? ''} (needs ${e.reach ?? '--include-destructive'})`,
+      flag: e.reach ?? '--include-destructive',
+    }));
   const probes = results.reduce((sum, r) => sum + (r.requests ?? 0), 0);
   return {
     schemaVersion: 1,
@@ -88,6 +113,7 @@ export function buildReport(parts: ReportParts): RunReport {
     },
     undecided: undecidedCount(results),
     probes: [...results],
+    plan,
     ...(uncalled.length > 0 ? { uncalled } : {}),
   };
 }

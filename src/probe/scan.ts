@@ -12,8 +12,16 @@ import { DEFAULT_PRINCIPAL_META_KEY, openSession } from './target/session.js';
 import type { EngineSession, SessionOptions } from './target/session.js';
 import { AbortCause } from './target/jsonrpc.js';
 import { runPhases, type ScanClock, type ScanRun } from './scan-phases.js';
-import { buildReport, exchangesIn } from './scan-report.js';
-import type { IdentityName, ProbeResult, RunReport, Target } from './types.js';
+import { buildReport, exchangesIn, redactPlan } from './scan-report.js';
+import { buildCallPlan, unlistedAllowed } from './plan/call-plan.js';
+import type {
+  CallPlan,
+  IdentityName,
+  ProbeResult,
+  ProtocolInfo,
+  RunReport,
+  Target,
+} from './types.js';
 import { packageVersion } from './version.js';
 
 export { packageVersion };
@@ -47,6 +55,8 @@ export interface ScanConfig {
   readonly deadlineMs?: number;
   readonly maxAnswerBytes?: number;
   readonly includeDestructive?: boolean;
+  /** `--allow-tool`: tools the user lets the scan call, by name, in its last pass. */
+  readonly allowTools?: readonly string[];
   /** Let a server-minted value reach a risky parameter (`--allow-minted-in-risky`). */
   readonly allowMintedInRisky?: boolean;
   /**
@@ -185,6 +195,53 @@ function peerOpener(
   };
 }
 
+/** What `--plan` shows: the target's call plan, and what opening it found. */
+export interface PlanOnly {
+  readonly display: string;
+  readonly plan: CallPlan;
+  readonly protocol: ProtocolInfo;
+  /** Set when the target answered nothing usable. */
+  readonly problem?: string;
+  /** `--allow-tool` names the target does not list. */
+  readonly unlisted: string[];
+}
+
+/**
+ * Opens the target, reads its lists and builds the call plan, calling no tool, prompt or
+ * resource (`--plan`). Never throws for a target problem.
+ */
+export async function planTarget(config: ScanConfig): Promise<PlanOnly> {
+  const timeoutMs = checkedMs('timeoutMs', config.timeoutMs ?? SCAN_DEFAULTS.timeoutMs);
+  const clock = startClock(config, 0);
+  const identities = {
+    A: config.identities?.A ?? randomIdentity('A'),
+    B: config.identities?.B ?? randomIdentity('B'),
+  };
+  const redactor = createRedactor(identities, [
+    ...(config.headers ?? []).map((h) => ({ placeholder: `<header ${h.name}>`, value: h.value })),
+    ...(config.secrets ?? []),
+  ]);
+  const display = displayTarget(config.target, redactor);
+  try {
+    const opened = await openSession(
+      config.target,
+      sessionOptionsOf(config, identities, redactor, timeoutMs, clock.signal),
+    );
+    await opened.session.close();
+    const word = { includeDestructive: config.includeDestructive ?? false, allowTools: config.allowTools ?? [] };
+    const { protocol } = opened.session;
+    return {
+      display,
+      plan: redactPlan(buildCallPlan(protocol, word), redactor),
+      protocol,
+      unlisted: unlistedAllowed(protocol, word),
+      ...(opened.problem === undefined ? {} : { problem: redactor.string(opened.problem) }),
+    };
+  } finally {
+    clock.dispose();
+  }
+}
+
 /**
  * Runs a scan. Never throws for a target problem; the report says what happened. Throws
  * `RangeError` for a limit no timer can hold.
@@ -223,6 +280,7 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
     const run: ScanRun = {
       probes: config.probes,
       includeDestructive: config.includeDestructive ?? false,
+      allowTools: config.allowTools ?? [],
       allowMintedInRisky: config.allowMintedInRisky ?? false,
       serial: config.serial ?? false,
       settings,
@@ -242,7 +300,7 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
   }
   return buildReport({
     kind: config.target.kind,
-    includeDestructive: config.includeDestructive ?? false,
+    word: { includeDestructive: config.includeDestructive ?? false, allowTools: config.allowTools ?? [] },
     redactor,
     display,
     protocol: session.protocol,

@@ -27,6 +27,7 @@ export async function scanTwin(
       probes: PROBES,
       timeoutMs: 30_000,
       deadlineMs: 120_000,
+      ...(twin.allowTools === undefined ? {} : { allowTools: twin.allowTools }),
       ...started.options,
     });
   } finally {

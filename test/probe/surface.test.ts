@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import {
   argumentsFor,
   callableTools,
-  destructiveReason,
   isReferenceName,
   pathKey,
   slotsOf,
   valueFor,
 } from '../../src/probe/surface/schema.js';
+import { riskReason as destructiveReason } from '../../src/probe/surface/tool-risk.js';
 import type { ToolInfo } from '../../src/probe/types.js';
 
 const tool = (name: string, extra: Partial<ToolInfo> = {}): ToolInfo => ({ name, ...extra });
@@ -47,10 +47,12 @@ describe('the destructive filter', () => {
     expect(destructiveReason(tool(name, extra))).toBeUndefined();
   });
 
-  it('keeps destructive tools only with the flag', () => {
-    const tools = [tool('read_x'), tool('delete_x')];
-    expect(callableTools(tools, false).map((t) => t.name)).toEqual(['read_x']);
-    expect(callableTools(tools, true)).toHaveLength(2);
+  it('keeps destructive tools only with the user\'s word: --include-destructive, or --allow-tool by name', () => {
+    const tools = [tool('read_x'), tool('delete_x'), tool('frobnicate_x')];
+    expect(callableTools(tools, { includeDestructive: false }).map((t) => t.name)).toEqual(['read_x']);
+    expect(callableTools(tools, { includeDestructive: true })).toHaveLength(3);
+    const allowed = { includeDestructive: false, allowTools: new Set(['delete_x']) };
+    expect(callableTools(tools, allowed).map((t) => t.name)).toEqual(['read_x', 'delete_x']);
   });
 });
 

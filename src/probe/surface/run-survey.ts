@@ -39,7 +39,7 @@ export async function runSurvey(
     severity: 'low',
     rationale: 'Finds handles and flows by value.',
     references: [],
-    maxCalls: surveyBudget(session.protocol, options.includeDestructive),
+    maxCalls: surveyBudget(session.protocol, options),
     async run(ctx) {
       map = await survey(ctx, {
         stopAt,

@@ -5,11 +5,10 @@
  * Which tools are left alone, and why, is `tool-risk.ts`'s (with its lexicon, `risk-lexicon.ts`);
  * words are split by `words.ts`. Both are re-exported here for the surface code that reads names.
  */
-import { riskReason } from './tool-risk.js';
+import { grantOf, type CallPermission } from './tool-risk.js';
 import type { ToolInfo } from '../types.js';
 
 export { wordsOf } from './words.js';
-export { destructiveReason } from './tool-risk.js';
 import { wordsOf } from './words.js';
 
 type Schema = Record<string, unknown>;
@@ -17,11 +16,11 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * The tools a probe may call: all of them with `includeDestructive`, else those that neither
- * destroy nor run, fetch or touch files (`tool-risk.ts`).
+ * The tools a probe may call in this pass: the call plan's `read` and `create` tools, and those the
+ * user's word in force lets it call (`tool-risk.ts`).
  */
-export function callableTools(tools: readonly ToolInfo[], includeDestructive: boolean): ToolInfo[] {
-  return tools.filter((t) => includeDestructive || riskReason(t) === undefined);
+export function callableTools(tools: readonly ToolInfo[], permission: CallPermission): ToolInfo[] {
+  return tools.filter((t) => grantOf(t, permission) !== undefined);
 }
 
 /** The properties and required names of an object schema. */

@@ -32,7 +32,7 @@ import {
 } from './schema.js';
 import type { Exchange, PromptInfo, ProtocolInfo, ToolInfo } from '../types.js';
 import { harvestMint, type Found } from './harvest.js';
-import { isRiskyParameter } from './tool-risk.js';
+import { isRiskyParameter, type CallPermission } from './tool-risk.js';
 import {
   consumerCall,
   fillTemplate,
@@ -54,8 +54,8 @@ const MAX_SLOTS = 4;
  * The calls the survey may send on a surface: enough for every callable tool to be minted twice and
  * offered values, plus resources and prompts. In practice the survey's time cap bounds it first.
  */
-export function surveyBudget(protocol: ProtocolInfo, includeDestructive: boolean): number {
-  const tools = callableTools(protocol.tools, includeDestructive).length;
+export function surveyBudget(protocol: ProtocolInfo, permission: CallPermission): number {
+  const tools = callableTools(protocol.tools, permission).length;
   return Math.min(4000, 24 + CALLS_PER_TOOL * tools + 2 * MAX_RESOURCES * 3 + MAX_PROMPTS);
 }
 
@@ -180,7 +180,7 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
   // two answers), and whether it refuses placeholders.
   const only = options.only;
   const chosen = surveyOrder(
-    callableTools(ctx.protocol.tools, ctx.includeDestructive).filter((t) => only?.(t) ?? true),
+    callableTools(ctx.protocol.tools, ctx).filter((t) => only?.(t) ?? true),
   );
   // In a later pass (held-back tools), a tool that takes nothing acts on everything there is
   // (`deleteall`): it is called last, once, after every tool that takes a value was offered one.

@@ -85,7 +85,7 @@ export type FoundMaker =
  * Tools whose name or description speaks of tasks, jobs, exports or long-running work go first.
  */
 export async function findTaskMaker(ctx: ProbeContext): Promise<FoundMaker> {
-  const callable = callableTools(ctx.protocol.tools, ctx.includeDestructive);
+  const callable = callableTools(ctx.protocol.tools, ctx);
   const hint = (t: ToolInfo): number =>
     /task|job|export|long|async|background|poll|queue/i.test(`${t.name} ${t.description ?? ''}`)
       ? 0

@@ -78,7 +78,7 @@ const takesText = (t: ToolInfo): boolean =>
  * reader that needs no argument (read-only first), or itself. At most `max`.
  */
 export function sessionSurfaces(ctx: ProbeContext, max = 2): SessionSurface[] {
-  const tools = callableTools(ctx.protocol.tools, ctx.includeDestructive);
+  const tools = callableTools(ctx.protocol.tools, ctx);
   const readOnly = (t: ToolInfo): boolean => t.annotations?.['readOnlyHint'] === true;
   const planters = tools.filter((t) => takesText(t) && !readOnly(t));
   const readers = tools

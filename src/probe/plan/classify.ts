@@ -1,0 +1,419 @@
+/**
+ * One class for a tool, from everything it declares, read in the safe direction
+ * (docs/scanner.md, "What a scan calls"):
+ *
+ * 1. **Signs of harm** win over everything: `destructiveHint: true`; `openWorldHint: true` on a tool
+ *    that is not read-only; a verb that writes, reaches outside or destroys where the name or the
+ *    description puts its verb; a slot that takes a command, code or a database query; a URL or a
+ *    file path the tool may open (unless it declares itself read-only in a closed world); a
+ *    description that says the effect cannot be undone.
+ * 2. A word that mixes alphabets (`dеlete` with a Cyrillic `е`), or is a look-alike spelling of a
+ *    known verb, is **unknown**, and blocks every claim of safety.
+ * 3. **Evidence of safety** comes from the name's verb, the description's main verb and the
+ *    annotations (`readOnlyHint: true` reads; `destructiveHint: false` without an open world
+ *    creates). An annotation counts only where the name and description do not contradict it:
+ *    a harm word already won in step 1, and among the safe classes the less safe one holds
+ *    (a `create_…` tool that declares read-only creates).
+ * 4. With no evidence of either, the tool is **unknown**: the unknown is not called.
+ *
+ * Words are read as words: only where a verb stands (a name's first and last word and the word
+ * after a conjunction; a clause's first word after its subject, and the word after `is`, `will`,
+ * `to`, `and`), never a noun after a determiner (`its charges`), never a value a schema offers
+ * (`enum`, `const`, `default`, `examples`).
+ */
+import {
+  CONJUNCTIONS,
+  DESTROY,
+  EXECUTE,
+  IRREVERSIBLE,
+  LEAD_ONLY,
+  MODIFY,
+  NEGATIONS,
+  NEGATION_AFTER_CJK,
+  NEGATION_BEFORE_CJK,
+} from '../surface/risk-lexicon.js';
+import { fold, clausesOf, wordsOf } from '../surface/words.js';
+import { paramsOf, roleOfDescription, slotRole, stripIdentifiers } from '../surface/slots.js';
+import type { CallClass, ToolInfo } from '../types.js';
+import {
+  READ_TAILS,
+  ASKING_OBJECTS,
+  CREATE_VERBS,
+  DETERMINERS,
+  NAME_ONLY,
+  OUTSIDE_VERBS,
+  PARTICLES,
+  PHRASAL_HEADS,
+  QUESTION_WORDS,
+  READ_VERBS,
+  SHARED_OBJECTS,
+  VERB_OPENERS,
+} from './lexicon.js';
+import {
+  compile,
+  isUnspaced,
+  lookalikeScript,
+  matches,
+  matchesSkeleton,
+  mixesScripts,
+  phraseIn,
+  startsGlued,
+  unspacedAt,
+  type Compiled,
+} from './match.js';
+
+/** A class and the evidence for it, the deciding phrase first. */
+export interface Classified {
+  readonly class: CallClass;
+  readonly evidence: string[];
+}
+
+type Harm = 'write' | 'outside' | 'destroy';
+const SEVERITY: Readonly<Record<Harm, number>> = { write: 1, outside: 2, destroy: 3 };
+
+const LISTS: readonly { readonly kind: CallClass; readonly c: Compiled }[] = [
+  { kind: 'destroy', c: compile(DESTROY) },
+  { kind: 'outside', c: compile(OUTSIDE_VERBS, EXECUTE) },
+  { kind: 'write', c: compile(MODIFY) },
+  { kind: 'read', c: compile(READ_VERBS) },
+  { kind: 'create', c: compile(CREATE_VERBS) },
+];
+const LEAD_C = compile(LEAD_ONLY);
+const HARM_ALL = compile(DESTROY, OUTSIDE_VERBS, EXECUTE, MODIFY, LEAD_ONLY);
+const SAFE_ALL = compile(READ_VERBS, CREATE_VERBS);
+const READ_TAIL_C = compile(READ_VERBS, READ_TAILS);
+// Verbs that are also the nouns a name starts with (`run_history`, `page_list`, `release_status`).
+const NOUN_VERBS = compile(LEAD_ONLY, [...NAME_ONLY], ['run', 'runs', 'release', 'releases', 'ping', 'archive', 'order', 'orders', 'payment', 'payments', 'transfer', 'transfers', 'booking', 'bookings']);
+const NEGATION_SET = new Set(NEGATIONS.map(fold));
+const CONJUNCTION_SET = new Set(CONJUNCTIONS.map(fold));
+// Words before a clause's verb that are its subject (`this tool deletes`, `it will send`).
+const SUBJECTS = new Set(
+  (
+    'this it tool will which that also can may you we dieses dieser diese es wird cette cet il ' +
+    'elle esta este ele ela questo questa deze dit het ten ta to bu этот эта это'
+  ).split(' '),
+);
+// Words that open a question or a condition: what follows is not the tool's act.
+const HYPOTHETICAL = new Set('whether if ob si se'.split(' '));
+// A clause that opens with one of these points at another tool (`Use delete_x to …`).
+const POINTERS = new Set('see like unlike instead via prefer'.split(' '));
+// Verb endings after an unspaced verb: `削除します`, `삭제합니다`; and what may close a clause.
+const CJK_VERB_TAIL = /^(します|する|した|して|しない|しません|せず|できます|できる|ます|を|하|합|해|한|했|할|되|된|않|$)/u;
+
+/** The class of one word where a verb stands, and the word it matched. */
+function wordClass(w: string, glued: boolean): { kind: CallClass; word: string } | undefined {
+  const mixed = mixesScripts(w);
+  if (!mixed) {
+    for (const { kind, c } of LISTS)
+      if (matches(c, w, glued && kind !== 'read' && kind !== 'create')) return { kind, word: w };
+    if (glued && startsGlued(LISTS[3]!.c, w)) return { kind: 'read', word: w };
+  }
+  // A word in two alphabets, or one spelt in look-alike letters of another alphabet: a look-alike
+  // of a harmful verb is that verb (`dеlete`); anything else mixed, or a look-alike of a safe verb,
+  // is unknown (it is not the word it pretends to be).
+  if (mixed || lookalikeScript(w)) {
+    if (matchesSkeleton(HARM_ALL, w)) return { kind: 'destroy', word: w };
+    if (mixed || matchesSkeleton(SAFE_ALL, w)) return { kind: 'unknown', word: w };
+  }
+  return undefined;
+}
+
+/** The verbs of an unspaced word (Han, kana, Hangul), each where it stands as a verb. */
+function unspacedVerbs(
+  w: string,
+  inSentence: boolean,
+): { kind: CallClass; word: string; negated: boolean }[] {
+  const kana = /[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(w);
+  const hangul = /\p{Script=Hangul}/u.test(w);
+  const found: { at: number; kind: CallClass; word: string; tail: string }[] = [];
+  for (const { kind, c } of LISTS)
+    for (const { at, entry } of unspacedAt(c, w))
+      found.push({ at, kind, word: entry, tail: w.slice(at + entry.length) });
+  const out = found.filter(({ at, tail }) => {
+    // Kana and Hangul put the verb last, before its ending (`手段を検索します`): an entry followed
+    // by more noun (`移動手段`) is a noun; in a Korean sentence words are spaced, so a verb there
+    // has its ending (`조회합니다`), and a bare noun (`송금 내역`) is none.
+    if (hangul && inSentence) return tail.length > 0 && CJK_VERB_TAIL.test(tail);
+    if (kana || hangul) return CJK_VERB_TAIL.test(tail);
+    // Han alone puts the verb first (`删除文件`, `获取设置`); at the end only when none leads.
+    return at === 0 || (tail.length === 0 && !found.some((f) => f.at === 0));
+  });
+  return out
+    .map(({ at, kind, word, tail }) => ({
+      at,
+      kind,
+      word,
+      negated:
+        NEGATION_BEFORE_CJK.some((n) => w.slice(0, at).includes(n)) ||
+        NEGATION_AFTER_CJK.some((n) => tail.slice(0, 6).includes(n)),
+    }))
+    .sort((a, b) => a.at - b.at);
+}
+
+/** Splits a name's words at conjunctions: `get_and_delete` is `get`, then `delete`. */
+function segments(words: readonly string[]): string[][] {
+  const out: string[][] = [[]];
+  for (const w of words) {
+    if (CONJUNCTION_SET.has(w)) out.push([]);
+    else out[out.length - 1]!.push(w);
+  }
+  return out.filter((s) => s.length > 0);
+}
+
+/** The verb at `i` of `words`, reading a phrasal verb whole (`check out` is not `check`). */
+function verbAt(words: readonly string[], i: number, glued: boolean): { kind: CallClass; word: string } | undefined {
+  const w = words[i] as string;
+  const next = words[i + 1];
+  if (next !== undefined && PARTICLES.has(next)) {
+    const phrase = `${w}${next}`;
+    for (const { kind, c } of LISTS)
+      if (matches(c, phrase) || phraseIn(c, [w, next]) !== undefined)
+        return { kind, word: `${w} ${next}` };
+    // `check out` is not `check`: a phrasal verb the lists do not know says nothing.
+    if (PHRASAL_HEADS.has(w)) return undefined;
+  }
+  return wordClass(w, glued);
+}
+
+/** What a name (or a title) says: the verbs where a name puts them. */
+function readName(name: string): Reading {
+  const reading = emptyReading();
+  const all = wordsOf(name);
+  const glued = all.length === 1;
+  // A glued name that ends in what it reports (`kontoinfo`, `orderstatus`) reads, unless it says harm.
+  const one = all[0];
+  if (glued && one !== undefined && !isUnspaced(one) && one.length >= 7) {
+    const tail = READ_TAILS.find((t) => t.length >= 4 && one.endsWith(t) && one.length - t.length >= 3);
+    if (tail !== undefined && wordClass(one, true) === undefined) note(reading, 'read', `"${one}"`, true);
+  }
+  for (const [s, words] of segments(all).entries()) {
+    const phrase = LISTS.map(({ kind, c }) => ({ kind, p: phraseIn(c, words) })).find((x) => x.p !== undefined);
+    if (phrase?.p !== undefined) note(reading, phrase.kind, `"${phrase.p.phrase}"`, s === 0);
+    if (isUnspaced(words[0] as string) && words.length === 1) {
+      const verbs = unspacedVerbs(words[0] as string, false).filter((v) => !v.negated);
+      const lead = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(words[0] as string)
+        ? verbs[verbs.length - 1]
+        : verbs[0];
+      for (const v of verbs) note(reading, v.kind, `"${v.word}"`, s === 0 && v === lead);
+      continue;
+    }
+    // A name may ask (`is_deleted`), or lead with a namespace (`api_get_page`, `browser_click`).
+    if (QUESTION_WORDS.has(words[0] as string)) {
+      note(reading, 'read', `"${words[0] as string}"`, s === 0);
+      continue;
+    }
+    let at = 0;
+    if (words.length > 2 && verbAt(words, 0, glued) === undefined && verbAt(words, 1, false) !== undefined) at = 1;
+    let first = verbAt(words, at, glued && at === 0);
+    // A noun a verb can be (`run_history`, `page_list`) leads a name that ends in what it reports.
+    const tail = words[words.length - 1] as string;
+    if (first !== undefined && isHarm(first.kind) && words.length > 1 && matches(NOUN_VERBS, words[at] as string) && matches(READ_TAIL_C, tail)) {
+      note(reading, 'read', `"${tail}"`, s === 0);
+      continue;
+    }
+    // What a created thing is: an issue, a pull request, a comment reaches people once it exists
+    // (a draft of one does not).
+    if (first?.kind === 'create' && !DRAFTING.has(words[at] as string)) {
+      const shared = words.slice(at + 1).find((w) => SHARED_OBJECTS.has(w));
+      if (shared !== undefined) first = { kind: 'outside', word: `${first.word} … ${shared}` };
+    }
+    if (first !== undefined) note(reading, first.kind, `"${first.word}"`, s === 0);
+    // Verb-last names (`konto_anzeigen`, `files_delete`); a plural at the end is a noun (`room_comments`).
+    const lastWord = words[words.length - 1] as string;
+    if (words.length > 1 && (first === undefined || first.kind === 'unknown' || isHarm(first.kind))) {
+      const last =
+        wordClass(lastWord, false) ??
+        (matches(READ_TAIL_C, lastWord) ? { kind: 'read' as const, word: lastWord } : undefined);
+      const plural = /[^s]s$/.test(lastWord) || matches(LEAD_C, lastWord);
+      // A short last word is too often another language's noun (`kanal_tim`) to make a tool safe.
+      const tooShort = !isHarm(last?.kind ?? 'unknown') && lastWord.length < 4;
+      if (last !== undefined && !(plural && isHarm(last.kind)) && !tooShort)
+        note(reading, last.kind, `"${last.word}"`, s === 0 && first === undefined);
+    }
+    // A name led by no verb it knows (`bulk_delete_users`): a harm word anywhere in it counts.
+    if (first === undefined)
+      for (const w of words.slice(at + 1, -1)) {
+        const k = wordClass(w, false);
+        if (k !== undefined && (isHarm(k.kind) || k.kind === 'unknown') && !matches(LEAD_C, w))
+          note(reading, k.kind, `"${k.word}"`, false);
+      }
+    for (const w of words)
+      if (mixesScripts(w)) note(reading, wordClass(w, false)?.kind ?? 'unknown', `"${w}" (mixed alphabets)`, false);
+  }
+  return reading;
+}
+
+const DRAFTING = new Set('draft drafts prepare prepares compose composes plan plans sketch'.split(' '));
+
+const isHarm = (k: CallClass): k is Harm => k === 'write' || k === 'outside' || k === 'destroy';
+
+/** What one text said: harm found, unknown words, and the lead verb's class. */
+interface Reading {
+  harm?: { kind: Harm; word: string };
+  unknown?: string;
+  lead?: { kind: 'read' | 'create'; word: string };
+}
+const emptyReading = (): Reading => ({});
+
+function note(r: Reading, kind: CallClass, word: string, lead: boolean): void {
+  if (isHarm(kind)) {
+    if (r.harm === undefined || SEVERITY[kind] > SEVERITY[r.harm.kind]) r.harm = { kind, word };
+  } else if (kind === 'unknown') r.unknown ??= word;
+  else if (lead && r.lead === undefined) r.lead = { kind, word };
+}
+
+const negatedAround = (words: readonly string[], i: number): boolean =>
+  words.slice(Math.max(0, i - 3), i).some((w) => NEGATION_SET.has(w)) ||
+  words.slice(i + 1, i + 3).some((w) => NEGATION_SET.has(w));
+
+/** The places of a clause where a verb stands. */
+function verbPlaces(clause: readonly string[]): number[] {
+  const places: number[] = [];
+  let i = 0;
+  while (i < clause.length - 1 && SUBJECTS.has(clause[i] as string)) i++;
+  if (DETERMINERS.has(clause[i] as string)) {
+    // `The server sends …`: the verb follows a short subject.
+    for (let j = i + 1; j < Math.min(clause.length, i + 4); j++)
+      if (wordClass(clause[j] as string, false) !== undefined && !DETERMINERS.has(clause[j - 1] as string)) {
+        places.push(j);
+        break;
+      }
+  } else places.push(i);
+  for (let j = 1; j < clause.length; j++) {
+    const before = clause[j - 1] as string;
+    if (CONJUNCTION_SET.has(before) || VERB_OPENERS.has(before)) places.push(j);
+    // `will permanently delete`: one adverb between.
+    if (j >= 2 && VERB_OPENERS.has(clause[j - 2] as string) && /ly$/.test(before)) places.push(j);
+  }
+  return [...new Set(places)].filter((j) => j < clause.length && !DETERMINERS.has(clause[j - 1] ?? ''));
+}
+
+/** What a description says of its own tool. */
+function readDescription(description: string): Reading {
+  const reading = emptyReading();
+  const folded = fold(description);
+  const irreversible = IRREVERSIBLE.find((r) => r.test(folded));
+  if (irreversible !== undefined)
+    note(reading, 'destroy', `"${irreversible.exec(folded)?.[0] ?? 'permanently'}"`, false);
+  for (const [n, clause] of clausesOf(stripIdentifiers(description)).entries()) {
+    // A clause that points at another tool, or asks (`Whether a record was deleted`), acts on nothing.
+    if (POINTERS.has(clause[0] as string) || HYPOTHETICAL.has(clause[0] as string)) continue;
+    for (const [k, w] of clause.entries()) {
+      if (!isUnspaced(w)) continue;
+      const verbs = unspacedVerbs(w, true).filter((v) => !v.negated);
+      for (const v of verbs) note(reading, v.kind, `"${v.word}"`, n === 0 && k === 0 && v === verbs[verbs.length - 1]);
+    }
+    const places = verbPlaces(clause);
+    for (const [p, j] of places.entries()) {
+      const v = verbAt(clause, j, false);
+      if (v === undefined || negatedAround(clause, j) || NAME_ONLY.has(clause[j] as string)) continue;
+      // `… if it were cancelled today`: what would happen is not what the tool does.
+      if (clause.slice(Math.max(0, j - 4), j).some((w) => HYPOTHETICAL.has(w))) continue;
+      // `sends an elicitation request`: it asks the user, and reaches nobody else.
+      const object = clause.slice(j + 1, j + 4).find((w) => !DETERMINERS.has(w));
+      if (isHarm(v.kind) && object !== undefined && ASKING_OBJECTS.has(object)) continue;
+      note(reading, v.kind, `"${v.word}"`, n === 0 && p === 0);
+    }
+    for (const w of clause)
+      if (mixesScripts(w)) note(reading, wordClass(w, false)?.kind ?? 'unknown', `"${w}" (mixed alphabets)`, false);
+  }
+  return reading;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A parameter that can hold text: no declared type, or one that admits a string. */
+function takesText(schema: Record<string, unknown>): boolean {
+  const t = schema['type'];
+  if (t === undefined) return !isRecord(schema['items']) && schema['enum'] === undefined;
+  return t === 'string' || (Array.isArray(t) && t.includes('string'));
+}
+
+const ROLE_TEXT = {
+  command: 'a command',
+  code: 'code',
+  query: 'a database query',
+  url: 'a URL',
+  path: 'a file path',
+} as const;
+
+/** Classifies a tool (see the module's comment). */
+export function classifyTool(tool: ToolInfo): Classified {
+  const ann = isRecord(tool.annotations) ? tool.annotations : undefined;
+  const title = typeof ann?.['title'] === 'string' ? ann['title'] : (tool.title ?? '');
+  const description = typeof tool.description === 'string' ? tool.description : '';
+  const readOnly = ann?.['readOnlyHint'] === true;
+  const closedWorld = ann?.['openWorldHint'] === false;
+  const harms: { kind: Harm; why: string }[] = [];
+  const unknowns: string[] = [];
+  const safe: { kind: 'read' | 'create'; why: string }[] = [];
+
+  if (ann?.['destructiveHint'] === true) harms.push({ kind: 'destroy', why: 'declares destructiveHint: true' });
+  if (!readOnly && ann?.['openWorldHint'] === true)
+    harms.push({ kind: 'outside', why: 'declares openWorldHint: true and is not read-only' });
+
+  for (const [where, reading] of [
+    ['name', readName(tool.name)],
+    ['title', title ? readName(title) : emptyReading()],
+    ['description', description ? readDescription(description) : emptyReading()],
+  ] as const) {
+    if (reading.harm !== undefined) harms.push({ kind: reading.harm.kind, why: `its ${where} says ${reading.harm.word}` });
+    if (reading.unknown !== undefined) unknowns.push(`its ${where} has ${reading.unknown}, a word it cannot read`);
+    if (reading.lead !== undefined) safe.push({ kind: reading.lead.kind, why: `its ${where} says ${reading.lead.word}` });
+  }
+
+  // Slots: what a parameter takes (only a parameter that can hold text can hold a command or a URL).
+  const database = /\b(sql|database|db|table|tables|datenbank|base de donnees|base de datos)\b/u.test(
+    fold(`${tool.name} ${title} ${description}`),
+  );
+  const describedRole = description ? roleOfDescription(stripIdentifiers(description)) : undefined;
+  if (describedRole !== undefined && describedRole !== 'url' && describedRole !== 'path')
+    harms.push({ kind: 'outside', why: `its description says it runs ${ROLE_TEXT[describedRole]}` });
+  const harmless = readOnly && closedWorld;
+  for (const p of paramsOf(tool.inputSchema)) {
+    if (!takesText(p.schema)) continue;
+    const role = slotRole(p.path[p.path.length - 1] as string, p.schema, database);
+    if (role === undefined) continue;
+    // A read-only tool in a closed world only ever gets a placeholder that reaches nowhere.
+    if ((role === 'url' || role === 'path') && harmless) continue;
+    harms.push({ kind: 'outside', why: `it takes ${ROLE_TEXT[role]} in "${p.path.join('.')}"` });
+    break;
+  }
+
+  if (harms.length > 0) {
+    const worst = harms.reduce((a, b) => (SEVERITY[b.kind] > SEVERITY[a.kind] ? b : a));
+    return { class: worst.kind, evidence: [worst.why, ...harms.filter((h) => h !== worst).map((h) => h.why)] };
+  }
+  if (unknowns.length > 0) return { class: 'unknown', evidence: unknowns };
+
+  // An annotation counts only beside a word that agrees: a hint alone is a claim, not evidence
+  // (a false `readOnlyHint: true` on a tool named in a language the lists do not know).
+  if (safe.length > 0 && readOnly) safe.push({ kind: 'read', why: 'declares readOnlyHint: true' });
+  if (safe.length === 0)
+    return {
+      class: 'unknown',
+      evidence: ['no verb it knows in its name or description, and no annotation that says read-only or additive'],
+    };
+  // Among the safe classes the less safe holds: a `create_…` tool declaring read-only creates;
+  // `readOnlyHint: false` rules out a reader.
+  const creates = safe.filter((s) => s.kind === 'create');
+  if (creates.length > 0 || ann?.['readOnlyHint'] === false) {
+    const why = creates.length > 0 ? creates.map((s) => s.why) : [...safe.map((s) => s.why), 'declares readOnlyHint: false'];
+    return { class: 'create', evidence: why };
+  }
+  return { class: 'read', evidence: safe.map((s) => s.why) };
+}
+
+/**
+ * Classifies a prompt or a resource template: a read by the protocol (`prompts/get`,
+ * `resources/read`), unless its name or description says it does harm.
+ */
+export function classifyReadable(name: string, description: string | undefined, what: 'prompts/get' | 'resources/read'): Classified {
+  const readings = [readName(name), description ? readDescription(description) : emptyReading()];
+  const harm = readings.find((r) => r.harm !== undefined)?.harm;
+  if (harm !== undefined) return { class: harm.kind, evidence: [`it says ${harm.word}`] };
+  const unknown = readings.find((r) => r.unknown !== undefined)?.unknown;
+  if (unknown !== undefined) return { class: 'unknown', evidence: [`it has ${unknown}, a word it cannot read`] };
+  return { class: 'read', evidence: [`${what} reads, by the protocol`] };
+}
