@@ -6,6 +6,7 @@
 import type { Call } from '../call.js';
 import type { ToolInfo } from '../types.js';
 import type { Found } from './harvest.js';
+import type { Choice } from './choices.js';
 
 /** Another slot of a consumer that takes several minted values, and what fills it. */
 export interface CoSlot {
@@ -53,6 +54,11 @@ export interface FlowRecipe {
   readonly readOnly: boolean;
   /** The tool, when the request is a `tools/call`. */
   readonly tool?: ToolInfo;
+  /**
+   * The argument value, other than the placeholder's, that opened the flow (`priority: "urgent"`);
+   * {@link FlowRecipe.build} sends it on every call.
+   */
+  readonly choice?: Choice;
 }
 
 /** Everything discovery found, and what it tried. */

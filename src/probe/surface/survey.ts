@@ -33,6 +33,7 @@ import {
 import type { Exchange, PromptInfo, ProtocolInfo, ToolInfo } from '../types.js';
 import { harvestMint, type Found } from './harvest.js';
 import { isRiskyParameter } from './tool-risk.js';
+import { choiceFill, choiceName, choicesFor, type Choice } from './choices.js';
 import {
   consumerCall,
   fillTemplate,
@@ -55,8 +56,13 @@ const MAX_SLOTS = 4;
  * offered values, plus resources and prompts. In practice the survey's time cap bounds it first.
  */
 export function surveyBudget(protocol: ProtocolInfo, includeDestructive: boolean): number {
-  const tools = callableTools(protocol.tools, includeDestructive).length;
-  return Math.min(4000, 24 + CALLS_PER_TOOL * tools + 2 * MAX_RESOURCES * 3 + MAX_PROMPTS);
+  const callable = callableTools(protocol.tools, includeDestructive);
+  // A tool whose schema offers other values may get that many calls more (`choices.ts`).
+  const choices = callable.reduce((n, t) => n + choicesFor(t).length, 0);
+  return Math.min(
+    4000,
+    24 + CALLS_PER_TOOL * callable.length + choices + 2 * MAX_RESOURCES * 3 + MAX_PROMPTS,
+  );
 }
 
 /** Options of {@link survey}. */
@@ -190,6 +196,8 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
   const lastly = chosen.filter(acting);
   const offers: Offer[] = options.offers ?? [];
   const refusedPlaceholder = new Set<ToolInfo>();
+  // Tools whose placeholder call decided and asked for nothing: another value may open a flow.
+  const unopened: ToolInfo[] = [];
   for (const [i, tool] of tools.entries()) {
     if (late()) {
       unreached(tools.slice(i), 'never called');
@@ -205,6 +213,7 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
     }
     failed(tool.name, first.exchange);
     tried.push(`${tool.name} (${first.reading})`);
+    if (first.asked?.state === undefined && first.reading !== 'failure') unopened.push(tool);
     if (first.reading === 'refused') {
       refusedPlaceholder.add(tool);
       continue;
@@ -232,6 +241,25 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
     for (const found of harvestMint(answers, again.answered ? again.answers : [], sent))
       // The caller's own name is never a handle, however the server spells it back.
       if (ctx.identityOf(found.value) === undefined) offers.push({ found, minter: tool, canary });
+  }
+
+  // 1b. The other values a non-writing tool's schema offers (`priority: "urgent"`): a flow may
+  // open behind one of them.
+  for (const [i, tool] of unopened.entries()) {
+    if (late()) {
+      unreached(unopened.slice(i), 'not tried with its other values');
+      return done();
+    }
+    const opened = await flowBehindChoice(ctx, tool);
+    if (opened.spent !== undefined) {
+      unreached(unopened.slice(i), 'not tried with its other values', opened.spent);
+      return done();
+    }
+    for (const e of opened.exchanges) failed(tool.name, e);
+    if (opened.flow !== undefined) {
+      flows.push(opened.flow);
+      tried.push(`${opened.flow.subject} (asks for input)`);
+    }
   }
 
   // 2. Every string parameter of every tool, offered the values others handed out, best fit first.
@@ -507,24 +535,61 @@ function requiredCount(t: ToolInfo): number {
 
 /** Read-only flows first (the safest to drive to completion), then those that take a handle. */
 function orderFlows(flows: FlowRecipe[]): FlowRecipe[] {
-  const key = (f: FlowRecipe): number => (f.readOnly ? 0 : 100) + (f.needs ? 0 : 50);
+  // A flow behind another value comes after those the placeholder call opened.
+  const key = (f: FlowRecipe): number =>
+    (f.readOnly ? 0 : 100) + (f.needs ? 0 : 50) + (f.choice ? 25 : 0);
   const sorted = [...flows].sort((a, b) => key(a) - key(b));
   // One recipe per request: the one that takes a minted handle reaches the real code path.
   return sorted.filter((f, i) => sorted.findIndex((g) => g.subject === f.subject) === i);
 }
 
-/** A tool that asks for input; `needs` is the handle it takes (its consumer is this tool). */
-function toolFlow(tool: ToolInfo, needs?: HandleRecipe): FlowRecipe {
+/**
+ * A tool that asks for input; `needs` is the handle it takes (its consumer is this tool), `choice`
+ * the argument value other than the placeholder's that opened it, sent on every call built.
+ */
+function toolFlow(tool: ToolInfo, needs?: HandleRecipe, choice?: Choice): FlowRecipe {
+  const fill = choiceFill(choice);
   return {
-    subject: tool.name,
+    subject: choice === undefined ? tool.name : `${tool.name} with ${choiceName(choice)}`,
     tool,
     readOnly: tool.annotations?.['readOnlyHint'] === true,
     ...(needs === undefined ? {} : { needs }),
+    ...(choice === undefined ? {} : { choice }),
     build: (canary, handle, co) =>
       needs !== undefined && handle !== undefined
         ? consumerCall(needs.consumer, handle, canary, co)
-        : toolCall(tool.name, argumentsFor(tool.inputSchema, { canary, boolean: false })),
+        : toolCall(tool.name, argumentsFor(tool.inputSchema, { canary, boolean: false }, fill)),
   };
+}
+
+/** What trying a tool's other values found: a flow, and every exchange sent. */
+interface ChoiceTrial {
+  readonly flow?: FlowRecipe;
+  readonly exchanges: Exchange[];
+  /** The call budget or the deadline ran out on this exchange. */
+  readonly spent?: Exchange;
+}
+
+/**
+ * One change at a time against the placeholder call: `tool` called with one other value its schema
+ * offers ({@link choicesFor}: never for a tool that may write, at most a few), until one opens a
+ * flow. The flow's recipe carries that value, so every probe sends it again.
+ */
+async function flowBehindChoice(ctx: ProbeContext, tool: ToolInfo): Promise<ChoiceTrial> {
+  const exchanges: Exchange[] = [];
+  for (const choice of choicesFor(tool)) {
+    const canary = makeCanary('survey');
+    const args = argumentsFor(tool.inputSchema, { canary, boolean: false }, choiceFill(choice));
+    const label = `survey: ${tool.name} with ${choiceName(choice)} (one other value)`;
+    const first = await ask(ctx, toolCall(tool.name, args), 'A', label);
+    const e = first.exchange;
+    if (e.outcome.kind === 'failure' && ['budget', 'deadline'].includes(e.outcome.failure))
+      return { exchanges, spent: e };
+    exchanges.push(e);
+    if (first.asked?.state !== undefined)
+      return { flow: toolFlow(tool, undefined, choice), exchanges };
+  }
+  return { exchanges };
 }
 
 function resourceFlow(call: Call, needs?: HandleRecipe): FlowRecipe {
