@@ -33,13 +33,16 @@ import {
 import type { Exchange, PromptInfo, ProtocolInfo, ToolInfo } from '../types.js';
 import { harvestMint, type Found } from './harvest.js';
 import { isRiskyParameter } from './tool-risk.js';
-import { choiceFill, choiceName, choicesFor, type Choice } from './choices.js';
+import { choiceFill, choiceName, choicesFor, surveyMayWrite, type Choice } from './choices.js';
 import {
   consumerCall,
   fillTemplate,
+  isReader,
   recipeName,
   type FlowRecipe,
   type HandleRecipe,
+  type Minter,
+  type Reader,
   type SurfaceMap,
 } from './recipes.js';
 
@@ -61,7 +64,8 @@ export function surveyBudget(protocol: ProtocolInfo, includeDestructive: boolean
   const choices = callable.reduce((n, t) => n + choicesFor(t).length, 0);
   return Math.min(
     4000,
-    24 + CALLS_PER_TOOL * callable.length + choices + 2 * MAX_RESOURCES * 3 + MAX_PROMPTS,
+    // Each listed resource and prompt is read as A and again as B.
+    24 + CALLS_PER_TOOL * callable.length + choices + 2 * MAX_RESOURCES * 3 + 2 * MAX_PROMPTS,
   );
 }
 
@@ -81,10 +85,10 @@ export interface SurveyOptions {
   readonly only?: (tool: ToolInfo) => boolean;
 }
 
-/** A value harvested from a tool's answers. */
+/** A value harvested from the answers of a tool, a resource or a prompt. */
 export interface Offer {
   readonly found: Found;
-  readonly minter: ToolInfo;
+  readonly minter: Minter;
   /** The canary planted in the minting call: an answer that shows it is about the minted object. */
   readonly canary?: string;
 }
@@ -262,6 +266,36 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
     }
   }
 
+  // 1c. What the listed resources and the prompts hand out (a later pass surveyed them before):
+  // a value in their text is offered to the tools that take one, like a tool's.
+  for (const reader of only === undefined ? readersOf(ctx.protocol) : []) {
+    if (late()) return done();
+    const canary = makeCanary('survey');
+    const call = reader.build(canary);
+    const first = await ask(ctx, call, 'A', `survey: ${call.subject}`);
+    if (spent(first.exchange)) return done();
+    failed(call.subject, first.exchange);
+    tried.push(`${call.subject} (${first.reading})`);
+    if (first.asked?.state !== undefined) {
+      flows.push(readerFlow(reader));
+      continue;
+    }
+    if (first.reading !== 'accepted') continue;
+    // The same request as B: what differs between the two answers is A's own (A's order, not the
+    // shop's name), offered first; the rest of what the answer holds comes after.
+    const other = await ask(ctx, call, 'B', `survey: ${call.subject} as B (what differs is A's)`);
+    if (spent(other.exchange)) return done();
+    failed(`${call.subject} as B`, other.exchange);
+    const theirs = other.reading === 'accepted' ? [resultOf(other.exchange)] : [];
+    for (const found of harvestMint([resultOf(first.exchange)], theirs, [call.params]))
+      if (ctx.identityOf(found.value) === undefined)
+        offers.push({
+          found,
+          minter: reader,
+          ...(reader.kind === 'prompt' ? { canary } : {}),
+        });
+  }
+
   // 2. Every string parameter of every tool, offered the values others handed out, best fit first.
   const consumers = [...tools].sort(
     (a, b) => Number(refusedPlaceholder.has(b)) - Number(refusedPlaceholder.has(a)),
@@ -277,7 +311,7 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
       // A value the server minted never goes where it could become a command, a URL or a path.
       if (slot.path.some((name) => isRiskyParameter(name, slot.schema))) continue;
       for (const offer of offers) {
-        if (offer.minter === tool) continue;
+        if (!mayOffer(offer, tool)) continue;
         const score = fitScore(slot, offer);
         if (score === undefined) continue;
         ranked.push({ slot, offer, score });
@@ -377,7 +411,7 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
     return done();
   }
 
-  // 3. Resources: minted links, templates filled with minted values, listed resources.
+  // 3. Resources: minted links, and templates filled with minted values.
   const links = offers.filter(
     (o) => o.found.kind === 'link' || /^[a-z][a-z0-9+.-]*:\/\//i.test(o.found.value),
   );
@@ -408,11 +442,6 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
       });
     }
   }
-  for (const uri of ctx.protocol.resources.slice(0, MAX_RESOURCES)) {
-    resourceTries.push({
-      call: { method: 'resources/read', params: { uri }, subject: `resources/read ${uri}` },
-    });
-  }
   for (const t of resourceTries) {
     if (late()) return done();
     const first = await ask(ctx, t.call, 'A', `survey: ${t.call.subject}`);
@@ -436,16 +465,6 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
     if (first.asked?.state !== undefined) flows.push(resourceFlow(t.call, recipe));
   }
 
-  // 4. Prompts.
-  for (const prompt of ctx.protocol.prompts.slice(0, MAX_PROMPTS)) {
-    if (late()) return done();
-    const call = promptCall(prompt, makeCanary('survey'));
-    const first = await ask(ctx, call, 'A', `survey: ${call.subject}`);
-    if (spent(first.exchange)) return done();
-    failed(call.subject, first.exchange);
-    tried.push(`${call.subject} (${first.reading})`);
-    if (first.asked?.state !== undefined) flows.push(promptFlow(prompt));
-  }
   return done();
 
   function done(): SurfaceMap {
@@ -612,10 +631,35 @@ function promptCall(prompt: PromptInfo, canary: string): Call {
   };
 }
 
-function promptFlow(prompt: PromptInfo): FlowRecipe {
-  return {
-    subject: `prompt ${prompt.name}`,
-    readOnly: true,
+/**
+ * The listed resources and the prompts, each a request that may hand values out (at most
+ * {@link MAX_RESOURCES} and {@link MAX_PROMPTS}).
+ */
+function readersOf(protocol: ProtocolInfo): Reader[] {
+  const resources = protocol.resources.slice(0, MAX_RESOURCES).map((uri): Reader => ({
+    kind: 'resource',
+    name: `resources/read ${uri}`,
+    build: () => ({ method: 'resources/read', params: { uri }, subject: `resources/read ${uri}` }),
+  }));
+  const prompts = protocol.prompts.slice(0, MAX_PROMPTS).map((prompt): Reader => ({
+    kind: 'prompt',
+    name: `prompt ${prompt.name}`,
     build: (canary) => promptCall(prompt, canary),
-  };
+  }));
+  return [...resources, ...prompts];
+}
+
+/** A resource or a prompt that asks for input. */
+function readerFlow(reader: Reader): FlowRecipe {
+  return { subject: reader.name, readOnly: true, build: (canary) => reader.build(canary) };
+}
+
+/**
+ * Whether `offer` may be offered to `tool`: never its own value back, and a value a resource or a
+ * prompt handed out (there before the scan, not created by it) only to a tool that does not write;
+ * the runner refuses such a call anyway (`tool-risk.ts`, `MintedValues`).
+ */
+function mayOffer(offer: Offer, tool: ToolInfo): boolean {
+  if (offer.minter === tool) return false;
+  return !(isReader(offer.minter) && surveyMayWrite(tool));
 }
