@@ -414,6 +414,9 @@ export function leftAloneNote(tools: readonly ToolInfo[], permission: CallPermis
   if (uncalled.length === 0) return '';
   const names = uncalled.slice(0, 8).map((u) => u.tool);
   const more = uncalled.length > 8 ? `, and ${uncalled.length - 8} more` : '';
-  const flags = uncalled.length === 1 ? `${uncalled[0]!.flag} would call it` : '--allow-tool <name> would call one, --include-destructive all';
+  const flags =
+    uncalled.length === 1
+      ? `${uncalled[0]!.flag} would call it`
+      : '--allow-tool <name> would call one, --include-destructive all';
   return `; left alone to harm nothing, so not tried: ${names.join(', ')}${more} (${flags})`;
 }

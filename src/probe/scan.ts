@@ -228,7 +228,10 @@ export async function planTarget(config: ScanConfig): Promise<PlanOnly> {
       sessionOptionsOf(config, identities, redactor, timeoutMs, clock.signal),
     );
     await opened.session.close();
-    const word = { includeDestructive: config.includeDestructive ?? false, allowTools: config.allowTools ?? [] };
+    const word = {
+      includeDestructive: config.includeDestructive ?? false,
+      allowTools: config.allowTools ?? [],
+    };
     const { protocol } = opened.session;
     return {
       display,
@@ -300,7 +303,10 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
   }
   return buildReport({
     kind: config.target.kind,
-    word: { includeDestructive: config.includeDestructive ?? false, allowTools: config.allowTools ?? [] },
+    word: {
+      includeDestructive: config.includeDestructive ?? false,
+      allowTools: config.allowTools ?? [],
+    },
     redactor,
     display,
     protocol: session.protocol,

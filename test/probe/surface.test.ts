@@ -47,9 +47,11 @@ describe('the destructive filter', () => {
     expect(destructiveReason(tool(name, extra))).toBeUndefined();
   });
 
-  it('keeps destructive tools only with the user\'s word: --include-destructive, or --allow-tool by name', () => {
+  it("keeps destructive tools only with the user's word: --include-destructive, or --allow-tool by name", () => {
     const tools = [tool('read_x'), tool('delete_x'), tool('frobnicate_x')];
-    expect(callableTools(tools, { includeDestructive: false }).map((t) => t.name)).toEqual(['read_x']);
+    expect(callableTools(tools, { includeDestructive: false }).map((t) => t.name)).toEqual([
+      'read_x',
+    ]);
     expect(callableTools(tools, { includeDestructive: true })).toHaveLength(3);
     const allowed = { includeDestructive: false, allowTools: new Set(['delete_x']) };
     expect(callableTools(tools, allowed).map((t) => t.name)).toEqual(['read_x', 'delete_x']);

@@ -83,7 +83,26 @@ const HARM_ALL = compile(DESTROY, OUTSIDE_VERBS, EXECUTE, MODIFY, LEAD_ONLY);
 const SAFE_ALL = compile(READ_VERBS, CREATE_VERBS);
 const READ_TAIL_C = compile(READ_VERBS, READ_TAILS);
 // Verbs that are also the nouns a name starts with (`run_history`, `page_list`, `release_status`).
-const NOUN_VERBS = compile(LEAD_ONLY, [...NAME_ONLY], ['run', 'runs', 'release', 'releases', 'ping', 'archive', 'order', 'orders', 'payment', 'payments', 'transfer', 'transfers', 'booking', 'bookings']);
+const NOUN_VERBS = compile(
+  LEAD_ONLY,
+  [...NAME_ONLY],
+  [
+    'run',
+    'runs',
+    'release',
+    'releases',
+    'ping',
+    'archive',
+    'order',
+    'orders',
+    'payment',
+    'payments',
+    'transfer',
+    'transfers',
+    'booking',
+    'bookings',
+  ],
+);
 const NEGATION_SET = new Set(NEGATIONS.map(fold));
 const CONJUNCTION_SET = new Set(CONJUNCTIONS.map(fold));
 // Words before a clause's verb that are its subject (`this tool deletes`, `it will send`).
@@ -98,7 +117,8 @@ const HYPOTHETICAL = new Set('whether if ob si se'.split(' '));
 // A clause that opens with one of these points at another tool (`Use delete_x to …`).
 const POINTERS = new Set('see like unlike instead via prefer'.split(' '));
 // Verb endings after an unspaced verb: `削除します`, `삭제합니다`; and what may close a clause.
-const CJK_VERB_TAIL = /^(します|する|した|して|しない|しません|せず|できます|できる|ます|を|하|합|해|한|했|할|되|된|않|$)/u;
+const CJK_VERB_TAIL =
+  /^(します|する|した|して|しない|しません|せず|できます|できる|ます|を|하|합|해|한|했|할|되|된|않|$)/u;
 
 /** The class of one word where a verb stands, and the word it matched. */
 function wordClass(w: string, glued: boolean): { kind: CallClass; word: string } | undefined {
@@ -161,7 +181,11 @@ function segments(words: readonly string[]): string[][] {
 }
 
 /** The verb at `i` of `words`, reading a phrasal verb whole (`check out` is not `check`). */
-function verbAt(words: readonly string[], i: number, glued: boolean): { kind: CallClass; word: string } | undefined {
+function verbAt(
+  words: readonly string[],
+  i: number,
+  glued: boolean,
+): { kind: CallClass; word: string } | undefined {
   const w = words[i] as string;
   const next = words[i + 1];
   if (next !== undefined && PARTICLES.has(next)) {
@@ -183,15 +207,22 @@ function readName(name: string): Reading {
   // A glued name that ends in what it reports (`kontoinfo`, `orderstatus`) reads, unless it says harm.
   const one = all[0];
   if (glued && one !== undefined && !isUnspaced(one) && one.length >= 7) {
-    const tail = READ_TAILS.find((t) => t.length >= 4 && one.endsWith(t) && one.length - t.length >= 3);
-    if (tail !== undefined && wordClass(one, true) === undefined) note(reading, 'read', `"${one}"`, true);
+    const tail = READ_TAILS.find(
+      (t) => t.length >= 4 && one.endsWith(t) && one.length - t.length >= 3,
+    );
+    if (tail !== undefined && wordClass(one, true) === undefined)
+      note(reading, 'read', `"${one}"`, true);
   }
   for (const [s, words] of segments(all).entries()) {
-    const phrase = LISTS.map(({ kind, c }) => ({ kind, p: phraseIn(c, words) })).find((x) => x.p !== undefined);
+    const phrase = LISTS.map(({ kind, c }) => ({ kind, p: phraseIn(c, words) })).find(
+      (x) => x.p !== undefined,
+    );
     if (phrase?.p !== undefined) note(reading, phrase.kind, `"${phrase.p.phrase}"`, s === 0);
     if (isUnspaced(words[0] as string) && words.length === 1) {
       const verbs = unspacedVerbs(words[0] as string, false).filter((v) => !v.negated);
-      const lead = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(words[0] as string)
+      const lead = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(
+        words[0] as string,
+      )
         ? verbs[verbs.length - 1]
         : verbs[0];
       for (const v of verbs) note(reading, v.kind, `"${v.word}"`, s === 0 && v === lead);
@@ -203,11 +234,22 @@ function readName(name: string): Reading {
       continue;
     }
     let at = 0;
-    if (words.length > 2 && verbAt(words, 0, glued) === undefined && verbAt(words, 1, false) !== undefined) at = 1;
+    if (
+      words.length > 2 &&
+      verbAt(words, 0, glued) === undefined &&
+      verbAt(words, 1, false) !== undefined
+    )
+      at = 1;
     let first = verbAt(words, at, glued && at === 0);
     // A noun a verb can be (`run_history`, `page_list`) leads a name that ends in what it reports.
     const tail = words[words.length - 1] as string;
-    if (first !== undefined && isHarm(first.kind) && words.length > 1 && matches(NOUN_VERBS, words[at] as string) && matches(READ_TAIL_C, tail)) {
+    if (
+      first !== undefined &&
+      isHarm(first.kind) &&
+      words.length > 1 &&
+      matches(NOUN_VERBS, words[at] as string) &&
+      matches(READ_TAIL_C, tail)
+    ) {
       note(reading, 'read', `"${tail}"`, s === 0);
       continue;
     }
@@ -220,7 +262,10 @@ function readName(name: string): Reading {
     if (first !== undefined) note(reading, first.kind, `"${first.word}"`, s === 0);
     // Verb-last names (`konto_anzeigen`, `files_delete`); a plural at the end is a noun (`room_comments`).
     const lastWord = words[words.length - 1] as string;
-    if (words.length > 1 && (first === undefined || first.kind === 'unknown' || isHarm(first.kind))) {
+    if (
+      words.length > 1 &&
+      (first === undefined || first.kind === 'unknown' || isHarm(first.kind))
+    ) {
       const last =
         wordClass(lastWord, false) ??
         (matches(READ_TAIL_C, lastWord) ? { kind: 'read' as const, word: lastWord } : undefined);
@@ -238,12 +283,15 @@ function readName(name: string): Reading {
           note(reading, k.kind, `"${k.word}"`, false);
       }
     for (const w of words)
-      if (mixesScripts(w)) note(reading, wordClass(w, false)?.kind ?? 'unknown', `"${w}" (mixed alphabets)`, false);
+      if (mixesScripts(w))
+        note(reading, wordClass(w, false)?.kind ?? 'unknown', `"${w}" (mixed alphabets)`, false);
   }
   return reading;
 }
 
-const DRAFTING = new Set('draft drafts prepare prepares compose composes plan plans sketch'.split(' '));
+const DRAFTING = new Set(
+  'draft drafts prepare prepares compose composes plan plans sketch'.split(' '),
+);
 
 const isHarm = (k: CallClass): k is Harm => k === 'write' || k === 'outside' || k === 'destroy';
 
@@ -274,7 +322,10 @@ function verbPlaces(clause: readonly string[]): number[] {
   if (DETERMINERS.has(clause[i] as string)) {
     // `The server sends …`: the verb follows a short subject.
     for (let j = i + 1; j < Math.min(clause.length, i + 4); j++)
-      if (wordClass(clause[j] as string, false) !== undefined && !DETERMINERS.has(clause[j - 1] as string)) {
+      if (
+        wordClass(clause[j] as string, false) !== undefined &&
+        !DETERMINERS.has(clause[j - 1] as string)
+      ) {
         places.push(j);
         break;
       }
@@ -285,7 +336,9 @@ function verbPlaces(clause: readonly string[]): number[] {
     // `will permanently delete`: one adverb between.
     if (j >= 2 && VERB_OPENERS.has(clause[j - 2] as string) && /ly$/.test(before)) places.push(j);
   }
-  return [...new Set(places)].filter((j) => j < clause.length && !DETERMINERS.has(clause[j - 1] ?? ''));
+  return [...new Set(places)].filter(
+    (j) => j < clause.length && !DETERMINERS.has(clause[j - 1] ?? ''),
+  );
 }
 
 /** What a description says of its own tool. */
@@ -301,12 +354,14 @@ function readDescription(description: string): Reading {
     for (const [k, w] of clause.entries()) {
       if (!isUnspaced(w)) continue;
       const verbs = unspacedVerbs(w, true).filter((v) => !v.negated);
-      for (const v of verbs) note(reading, v.kind, `"${v.word}"`, n === 0 && k === 0 && v === verbs[verbs.length - 1]);
+      for (const v of verbs)
+        note(reading, v.kind, `"${v.word}"`, n === 0 && k === 0 && v === verbs[verbs.length - 1]);
     }
     const places = verbPlaces(clause);
     for (const [p, j] of places.entries()) {
       const v = verbAt(clause, j, false);
-      if (v === undefined || negatedAround(clause, j) || NAME_ONLY.has(clause[j] as string)) continue;
+      if (v === undefined || negatedAround(clause, j) || NAME_ONLY.has(clause[j] as string))
+        continue;
       // `… if it were cancelled today`: what would happen is not what the tool does.
       if (clause.slice(Math.max(0, j - 4), j).some((w) => HYPOTHETICAL.has(w))) continue;
       // `sends an elicitation request`: it asks the user, and reaches nobody else.
@@ -315,7 +370,8 @@ function readDescription(description: string): Reading {
       note(reading, v.kind, `"${v.word}"`, n === 0 && p === 0);
     }
     for (const w of clause)
-      if (mixesScripts(w)) note(reading, wordClass(w, false)?.kind ?? 'unknown', `"${w}" (mixed alphabets)`, false);
+      if (mixesScripts(w))
+        note(reading, wordClass(w, false)?.kind ?? 'unknown', `"${w}" (mixed alphabets)`, false);
   }
   return reading;
 }
@@ -349,7 +405,8 @@ export function classifyTool(tool: ToolInfo): Classified {
   const unknowns: string[] = [];
   const safe: { kind: 'read' | 'create'; why: string }[] = [];
 
-  if (ann?.['destructiveHint'] === true) harms.push({ kind: 'destroy', why: 'declares destructiveHint: true' });
+  if (ann?.['destructiveHint'] === true)
+    harms.push({ kind: 'destroy', why: 'declares destructiveHint: true' });
   if (!readOnly && ann?.['openWorldHint'] === true)
     harms.push({ kind: 'outside', why: 'declares openWorldHint: true and is not read-only' });
 
@@ -358,18 +415,25 @@ export function classifyTool(tool: ToolInfo): Classified {
     ['title', title ? readName(title) : emptyReading()],
     ['description', description ? readDescription(description) : emptyReading()],
   ] as const) {
-    if (reading.harm !== undefined) harms.push({ kind: reading.harm.kind, why: `its ${where} says ${reading.harm.word}` });
-    if (reading.unknown !== undefined) unknowns.push(`its ${where} has ${reading.unknown}, a word it cannot read`);
-    if (reading.lead !== undefined) safe.push({ kind: reading.lead.kind, why: `its ${where} says ${reading.lead.word}` });
+    if (reading.harm !== undefined)
+      harms.push({ kind: reading.harm.kind, why: `its ${where} says ${reading.harm.word}` });
+    if (reading.unknown !== undefined)
+      unknowns.push(`its ${where} has ${reading.unknown}, a word it cannot read`);
+    if (reading.lead !== undefined)
+      safe.push({ kind: reading.lead.kind, why: `its ${where} says ${reading.lead.word}` });
   }
 
   // Slots: what a parameter takes (only a parameter that can hold text can hold a command or a URL).
-  const database = /\b(sql|database|db|table|tables|datenbank|base de donnees|base de datos)\b/u.test(
-    fold(`${tool.name} ${title} ${description}`),
-  );
+  const database =
+    /\b(sql|database|db|table|tables|datenbank|base de donnees|base de datos)\b/u.test(
+      fold(`${tool.name} ${title} ${description}`),
+    );
   const describedRole = description ? roleOfDescription(stripIdentifiers(description)) : undefined;
   if (describedRole !== undefined && describedRole !== 'url' && describedRole !== 'path')
-    harms.push({ kind: 'outside', why: `its description says it runs ${ROLE_TEXT[describedRole]}` });
+    harms.push({
+      kind: 'outside',
+      why: `its description says it runs ${ROLE_TEXT[describedRole]}`,
+    });
   const harmless = readOnly && closedWorld;
   for (const p of paramsOf(tool.inputSchema)) {
     if (!takesText(p.schema)) continue;
@@ -383,7 +447,10 @@ export function classifyTool(tool: ToolInfo): Classified {
 
   if (harms.length > 0) {
     const worst = harms.reduce((a, b) => (SEVERITY[b.kind] > SEVERITY[a.kind] ? b : a));
-    return { class: worst.kind, evidence: [worst.why, ...harms.filter((h) => h !== worst).map((h) => h.why)] };
+    return {
+      class: worst.kind,
+      evidence: [worst.why, ...harms.filter((h) => h !== worst).map((h) => h.why)],
+    };
   }
   if (unknowns.length > 0) return { class: 'unknown', evidence: unknowns };
 
@@ -393,13 +460,18 @@ export function classifyTool(tool: ToolInfo): Classified {
   if (safe.length === 0)
     return {
       class: 'unknown',
-      evidence: ['no verb it knows in its name or description, and no annotation that says read-only or additive'],
+      evidence: [
+        'no verb it knows in its name or description, and no annotation that says read-only or additive',
+      ],
     };
   // Among the safe classes the less safe holds: a `create_…` tool declaring read-only creates;
   // `readOnlyHint: false` rules out a reader.
   const creates = safe.filter((s) => s.kind === 'create');
   if (creates.length > 0 || ann?.['readOnlyHint'] === false) {
-    const why = creates.length > 0 ? creates.map((s) => s.why) : [...safe.map((s) => s.why), 'declares readOnlyHint: false'];
+    const why =
+      creates.length > 0
+        ? creates.map((s) => s.why)
+        : [...safe.map((s) => s.why), 'declares readOnlyHint: false'];
     return { class: 'create', evidence: why };
   }
   return { class: 'read', evidence: safe.map((s) => s.why) };
@@ -409,11 +481,16 @@ export function classifyTool(tool: ToolInfo): Classified {
  * Classifies a prompt or a resource template: a read by the protocol (`prompts/get`,
  * `resources/read`), unless its name or description says it does harm.
  */
-export function classifyReadable(name: string, description: string | undefined, what: 'prompts/get' | 'resources/read'): Classified {
+export function classifyReadable(
+  name: string,
+  description: string | undefined,
+  what: 'prompts/get' | 'resources/read',
+): Classified {
   const readings = [readName(name), description ? readDescription(description) : emptyReading()];
   const harm = readings.find((r) => r.harm !== undefined)?.harm;
   if (harm !== undefined) return { class: harm.kind, evidence: [`it says ${harm.word}`] };
   const unknown = readings.find((r) => r.unknown !== undefined)?.unknown;
-  if (unknown !== undefined) return { class: 'unknown', evidence: [`it has ${unknown}, a word it cannot read`] };
+  if (unknown !== undefined)
+    return { class: 'unknown', evidence: [`it has ${unknown}, a word it cannot read`] };
   return { class: 'read', evidence: [`${what} reads, by the protocol`] };
 }

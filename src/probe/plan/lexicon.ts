@@ -178,9 +178,29 @@ export const PHRASAL_HEADS: ReadonlySet<string> = new Set(
  * `text_summary`): read there only, never as a name's first word.
  */
 export const READ_TAILS: readonly string[] = [
-  'info', 'status', 'stats', 'summary', 'overview', 'details', 'history', 'log', 'logs',
-  'report', 'balance', 'count', 'metrics', 'usage', 'health', 'version', 'list', 'preview',
-  'lookup', 'search', 'forecast', 'quote', 'totals',
+  'info',
+  'status',
+  'stats',
+  'summary',
+  'overview',
+  'details',
+  'history',
+  'log',
+  'logs',
+  'report',
+  'balance',
+  'count',
+  'metrics',
+  'usage',
+  'health',
+  'version',
+  'list',
+  'preview',
+  'lookup',
+  'search',
+  'forecast',
+  'quote',
+  'totals',
 ];
 
 /** First words of a name that ask a question (`is_deleted`, `has_cancelled_orders`): it reads. */

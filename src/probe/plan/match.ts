@@ -85,7 +85,8 @@ export function matches(c: Compiled, w: string, glued = false): boolean {
 /** Whether a glued word starts with an entry of at least three letters (`getuser`, `listchannels`). */
 export function startsGlued(c: Compiled, w: string): boolean {
   if (w.length < 7 || GLUE_EXCEPTIONS.has(w)) return false;
-  for (const e of c.exact) if (e.length >= 3 && w.length - e.length >= 4 && w.startsWith(e)) return true;
+  for (const e of c.exact)
+    if (e.length >= 3 && w.length - e.length >= 4 && w.startsWith(e)) return true;
   return false;
 }
 

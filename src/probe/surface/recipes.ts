@@ -11,13 +11,28 @@ import type { ProbeContext } from '../define.js';
 import { callThrough, toolCall, type Call, type Driven } from '../trials/rounds.js';
 import { makeCanary } from '../evidence/markers.js';
 import { argumentsFor, pathKey } from './schema.js';
-import type { IdentityName, ToolInfo } from '../types.js';
+import type { IdentityName } from '../types.js';
 import { findLike, type Found } from './harvest.js';
-import type { CoSlot, Consumer, HandleRecipe } from './surface-map.js';
+import {
+  isReader,
+  type CoSlot,
+  type Consumer,
+  type HandleRecipe,
+  type Minter,
+} from './surface-map.js';
 
 // The recipes' shapes live in surface-map.ts, which the probe contract (define.ts) can import without
 // reaching the driving code below; importers keep this path.
-export type { CoSlot, Consumer, FlowRecipe, HandleRecipe, SurfaceMap } from './surface-map.js';
+export type {
+  CoSlot,
+  Consumer,
+  FlowRecipe,
+  HandleRecipe,
+  Minter,
+  Reader,
+  SurfaceMap,
+} from './surface-map.js';
+export { isReader } from './surface-map.js';
 
 /** A name for the consumer of a recipe: `getItinerary.lookup.bookingCode`, `resources/read snippet://{id}`. */
 export function consumerName(c: Consumer): string {
@@ -97,9 +112,12 @@ export async function mint(
   label: string,
   canary: string = makeCanary(`mint-${who}`),
 ): Promise<Minted> {
-  const once = async (minter: ToolInfo, like: Found, what: string) => {
-    const args = argumentsFor(minter.inputSchema, { canary, boolean: false });
-    const driven = await callThrough(ctx, toolCall(minter.name, args), who, what);
+  const once = async (minter: Minter, like: Found, what: string) => {
+    // A resource or a prompt hands its value out again on the same request.
+    const call = isReader(minter)
+      ? minter.build(canary)
+      : toolCall(minter.name, argumentsFor(minter.inputSchema, { canary, boolean: false }));
+    const driven = await callThrough(ctx, call, who, what);
     const value = driven.answered ? findLike(driven.answers, like) : undefined;
     return { driven, value };
   };

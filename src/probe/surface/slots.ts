@@ -17,7 +17,6 @@ export const stripIdentifiers = (text: string): string =>
     ' ',
   );
 
-
 /** What a dangerous slot takes. */
 export type SlotRole = 'command' | 'code' | 'query' | 'url' | 'path';
 
@@ -193,4 +192,3 @@ export function paramsOf(root: unknown): Param[] {
   visit(root, [], 0, []);
   return out;
 }
-

@@ -6,13 +6,33 @@
 import type { Call } from '../call.js';
 import type { ToolInfo } from '../types.js';
 import type { Found } from './harvest.js';
+import type { Choice } from './choices.js';
+
+/**
+ * A request that hands values out but is no tool: a listed resource's `resources/read` or a
+ * `prompts/get`. What it hands out was there before the scan, never created by it.
+ */
+export interface Reader {
+  readonly kind: 'resource' | 'prompt';
+  /** `resources/read orders://recent`, `prompt order_help`. */
+  readonly name: string;
+  /** The request, around a fresh canary (a prompt's arguments carry it; a resource has none). */
+  build(canary: string): Call;
+}
+
+/** What handed a value out: a tool, or a resource or prompt ({@link Reader}). */
+export type Minter = ToolInfo | Reader;
+
+/** Whether `minter` is a resource or a prompt (JSON never holds a function, so no tool is one). */
+export const isReader = (minter: Minter): minter is Reader =>
+  typeof (minter as Partial<Reader>).build === 'function';
 
 /** Another slot of a consumer that takes several minted values, and what fills it. */
 export interface CoSlot {
   readonly path: readonly string[];
   readonly numeric?: true;
   /** The call that mints its value, and where the value sits in its answer. */
-  readonly minter: ToolInfo;
+  readonly minter: Minter;
   readonly found: Found;
 }
 
@@ -35,7 +55,7 @@ export type Consumer =
 
 /** A value one call mints and another takes back. */
 export interface HandleRecipe {
-  readonly minter: ToolInfo;
+  readonly minter: Minter;
   readonly found: Found;
   readonly consumer: Consumer;
   /** The consumer refused a placeholder and took the minted value: it checks what it is given. */
@@ -53,6 +73,11 @@ export interface FlowRecipe {
   readonly readOnly: boolean;
   /** The tool, when the request is a `tools/call`. */
   readonly tool?: ToolInfo;
+  /**
+   * The argument value, other than the placeholder's, that opened the flow (`priority: "urgent"`);
+   * {@link FlowRecipe.build} sends it on every call.
+   */
+  readonly choice?: Choice;
 }
 
 /** Everything discovery found, and what it tried. */

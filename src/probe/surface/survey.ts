@@ -32,13 +32,17 @@ import {
 } from './schema.js';
 import type { Exchange, PromptInfo, ProtocolInfo, ToolInfo } from '../types.js';
 import { harvestMint, type Found } from './harvest.js';
-import { isRiskyParameter, type CallPermission } from './tool-risk.js';
+import { isRiskyParameter, judgeTool, type CallPermission } from './tool-risk.js';
+import { choiceFill, choiceName, choicesFor, type Choice } from './choices.js';
 import {
   consumerCall,
   fillTemplate,
+  isReader,
   recipeName,
   type FlowRecipe,
   type HandleRecipe,
+  type Minter,
+  type Reader,
   type SurfaceMap,
 } from './recipes.js';
 
@@ -55,8 +59,14 @@ const MAX_SLOTS = 4;
  * offered values, plus resources and prompts. In practice the survey's time cap bounds it first.
  */
 export function surveyBudget(protocol: ProtocolInfo, permission: CallPermission): number {
-  const tools = callableTools(protocol.tools, permission).length;
-  return Math.min(4000, 24 + CALLS_PER_TOOL * tools + 2 * MAX_RESOURCES * 3 + MAX_PROMPTS);
+  const callable = callableTools(protocol.tools, permission);
+  // A tool whose schema offers other values may get that many calls more (`choices.ts`).
+  const choices = callable.reduce((n, t) => n + choicesFor(t).length, 0);
+  return Math.min(
+    4000,
+    // Each listed resource and prompt is read as A and again as B.
+    24 + CALLS_PER_TOOL * callable.length + choices + 2 * MAX_RESOURCES * 3 + 2 * MAX_PROMPTS,
+  );
 }
 
 /** Options of {@link survey}. */
@@ -75,10 +85,10 @@ export interface SurveyOptions {
   readonly only?: (tool: ToolInfo) => boolean;
 }
 
-/** A value harvested from a tool's answers. */
+/** A value harvested from the answers of a tool, a resource or a prompt. */
 export interface Offer {
   readonly found: Found;
-  readonly minter: ToolInfo;
+  readonly minter: Minter;
   /** The canary planted in the minting call: an answer that shows it is about the minted object. */
   readonly canary?: string;
 }
@@ -190,6 +200,8 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
   const lastly = chosen.filter(acting);
   const offers: Offer[] = options.offers ?? [];
   const refusedPlaceholder = new Set<ToolInfo>();
+  // Tools whose placeholder call decided and asked for nothing: another value may open a flow.
+  const unopened: ToolInfo[] = [];
   for (const [i, tool] of tools.entries()) {
     if (late()) {
       unreached(tools.slice(i), 'never called');
@@ -205,6 +217,7 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
     }
     failed(tool.name, first.exchange);
     tried.push(`${tool.name} (${first.reading})`);
+    if (first.asked?.state === undefined && first.reading !== 'failure') unopened.push(tool);
     if (first.reading === 'refused') {
       refusedPlaceholder.add(tool);
       continue;
@@ -234,6 +247,55 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
       if (ctx.identityOf(found.value) === undefined) offers.push({ found, minter: tool, canary });
   }
 
+  // 1b. The other values a non-writing tool's schema offers (`priority: "urgent"`): a flow may
+  // open behind one of them.
+  for (const [i, tool] of unopened.entries()) {
+    if (late()) {
+      unreached(unopened.slice(i), 'not tried with its other values');
+      return done();
+    }
+    const opened = await flowBehindChoice(ctx, tool);
+    if (opened.spent !== undefined) {
+      unreached(unopened.slice(i), 'not tried with its other values', opened.spent);
+      return done();
+    }
+    for (const e of opened.exchanges) failed(tool.name, e);
+    if (opened.flow !== undefined) {
+      flows.push(opened.flow);
+      tried.push(`${opened.flow.subject} (asks for input)`);
+    }
+  }
+
+  // 1c. What the listed resources and the prompts hand out (a later pass surveyed them before):
+  // a value in their text is offered to the tools that take one, like a tool's.
+  for (const reader of only === undefined ? readersOf(ctx.protocol) : []) {
+    if (late()) return done();
+    const canary = makeCanary('survey');
+    const call = reader.build(canary);
+    const first = await ask(ctx, call, 'A', `survey: ${call.subject}`);
+    if (spent(first.exchange)) return done();
+    failed(call.subject, first.exchange);
+    tried.push(`${call.subject} (${first.reading})`);
+    if (first.asked?.state !== undefined) {
+      flows.push(readerFlow(reader));
+      continue;
+    }
+    if (first.reading !== 'accepted') continue;
+    // The same request as B: what differs between the two answers is A's own (A's order, not the
+    // shop's name), offered first; the rest of what the answer holds comes after.
+    const other = await ask(ctx, call, 'B', `survey: ${call.subject} as B (what differs is A's)`);
+    if (spent(other.exchange)) return done();
+    failed(`${call.subject} as B`, other.exchange);
+    const theirs = other.reading === 'accepted' ? [resultOf(other.exchange)] : [];
+    for (const found of harvestMint([resultOf(first.exchange)], theirs, [call.params]))
+      if (ctx.identityOf(found.value) === undefined)
+        offers.push({
+          found,
+          minter: reader,
+          ...(reader.kind === 'prompt' ? { canary } : {}),
+        });
+  }
+
   // 2. Every string parameter of every tool, offered the values others handed out, best fit first.
   const consumers = [...tools].sort(
     (a, b) => Number(refusedPlaceholder.has(b)) - Number(refusedPlaceholder.has(a)),
@@ -249,7 +311,7 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
       // A value the server minted never goes where it could become a command, a URL or a path.
       if (slot.path.some((name) => isRiskyParameter(name, slot.schema))) continue;
       for (const offer of offers) {
-        if (offer.minter === tool) continue;
+        if (!mayOffer(offer, tool)) continue;
         const score = fitScore(slot, offer);
         if (score === undefined) continue;
         ranked.push({ slot, offer, score });
@@ -349,7 +411,7 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
     return done();
   }
 
-  // 3. Resources: minted links, templates filled with minted values, listed resources.
+  // 3. Resources: minted links, and templates filled with minted values.
   const links = offers.filter(
     (o) => o.found.kind === 'link' || /^[a-z][a-z0-9+.-]*:\/\//i.test(o.found.value),
   );
@@ -380,11 +442,6 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
       });
     }
   }
-  for (const uri of ctx.protocol.resources.slice(0, MAX_RESOURCES)) {
-    resourceTries.push({
-      call: { method: 'resources/read', params: { uri }, subject: `resources/read ${uri}` },
-    });
-  }
   for (const t of resourceTries) {
     if (late()) return done();
     const first = await ask(ctx, t.call, 'A', `survey: ${t.call.subject}`);
@@ -408,16 +465,6 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
     if (first.asked?.state !== undefined) flows.push(resourceFlow(t.call, recipe));
   }
 
-  // 4. Prompts.
-  for (const prompt of ctx.protocol.prompts.slice(0, MAX_PROMPTS)) {
-    if (late()) return done();
-    const call = promptCall(prompt, makeCanary('survey'));
-    const first = await ask(ctx, call, 'A', `survey: ${call.subject}`);
-    if (spent(first.exchange)) return done();
-    failed(call.subject, first.exchange);
-    tried.push(`${call.subject} (${first.reading})`);
-    if (first.asked?.state !== undefined) flows.push(promptFlow(prompt));
-  }
   return done();
 
   function done(): SurfaceMap {
@@ -507,24 +554,61 @@ function requiredCount(t: ToolInfo): number {
 
 /** Read-only flows first (the safest to drive to completion), then those that take a handle. */
 function orderFlows(flows: FlowRecipe[]): FlowRecipe[] {
-  const key = (f: FlowRecipe): number => (f.readOnly ? 0 : 100) + (f.needs ? 0 : 50);
+  // A flow behind another value comes after those the placeholder call opened.
+  const key = (f: FlowRecipe): number =>
+    (f.readOnly ? 0 : 100) + (f.needs ? 0 : 50) + (f.choice ? 25 : 0);
   const sorted = [...flows].sort((a, b) => key(a) - key(b));
   // One recipe per request: the one that takes a minted handle reaches the real code path.
   return sorted.filter((f, i) => sorted.findIndex((g) => g.subject === f.subject) === i);
 }
 
-/** A tool that asks for input; `needs` is the handle it takes (its consumer is this tool). */
-function toolFlow(tool: ToolInfo, needs?: HandleRecipe): FlowRecipe {
+/**
+ * A tool that asks for input; `needs` is the handle it takes (its consumer is this tool), `choice`
+ * the argument value other than the placeholder's that opened it, sent on every call built.
+ */
+function toolFlow(tool: ToolInfo, needs?: HandleRecipe, choice?: Choice): FlowRecipe {
+  const fill = choiceFill(choice);
   return {
-    subject: tool.name,
+    subject: choice === undefined ? tool.name : `${tool.name} with ${choiceName(choice)}`,
     tool,
     readOnly: tool.annotations?.['readOnlyHint'] === true,
     ...(needs === undefined ? {} : { needs }),
+    ...(choice === undefined ? {} : { choice }),
     build: (canary, handle, co) =>
       needs !== undefined && handle !== undefined
         ? consumerCall(needs.consumer, handle, canary, co)
-        : toolCall(tool.name, argumentsFor(tool.inputSchema, { canary, boolean: false })),
+        : toolCall(tool.name, argumentsFor(tool.inputSchema, { canary, boolean: false }, fill)),
   };
+}
+
+/** What trying a tool's other values found: a flow, and every exchange sent. */
+interface ChoiceTrial {
+  readonly flow?: FlowRecipe;
+  readonly exchanges: Exchange[];
+  /** The call budget or the deadline ran out on this exchange. */
+  readonly spent?: Exchange;
+}
+
+/**
+ * One change at a time against the placeholder call: `tool` called with one other value its schema
+ * offers ({@link choicesFor}: never for a tool that may write, at most a few), until one opens a
+ * flow. The flow's recipe carries that value, so every probe sends it again.
+ */
+async function flowBehindChoice(ctx: ProbeContext, tool: ToolInfo): Promise<ChoiceTrial> {
+  const exchanges: Exchange[] = [];
+  for (const choice of choicesFor(tool)) {
+    const canary = makeCanary('survey');
+    const args = argumentsFor(tool.inputSchema, { canary, boolean: false }, choiceFill(choice));
+    const label = `survey: ${tool.name} with ${choiceName(choice)} (one other value)`;
+    const first = await ask(ctx, toolCall(tool.name, args), 'A', label);
+    const e = first.exchange;
+    if (e.outcome.kind === 'failure' && ['budget', 'deadline'].includes(e.outcome.failure))
+      return { exchanges, spent: e };
+    exchanges.push(e);
+    if (first.asked?.state !== undefined)
+      return { flow: toolFlow(tool, undefined, choice), exchanges };
+  }
+  return { exchanges };
 }
 
 function resourceFlow(call: Call, needs?: HandleRecipe): FlowRecipe {
@@ -547,10 +631,36 @@ function promptCall(prompt: PromptInfo, canary: string): Call {
   };
 }
 
-function promptFlow(prompt: PromptInfo): FlowRecipe {
-  return {
-    subject: `prompt ${prompt.name}`,
-    readOnly: true,
+/**
+ * The listed resources and the prompts, each a request that may hand values out (at most
+ * {@link MAX_RESOURCES} and {@link MAX_PROMPTS}).
+ */
+function readersOf(protocol: ProtocolInfo): Reader[] {
+  const resources = protocol.resources.slice(0, MAX_RESOURCES).map((uri): Reader => ({
+    kind: 'resource',
+    name: `resources/read ${uri}`,
+    build: () => ({ method: 'resources/read', params: { uri }, subject: `resources/read ${uri}` }),
+  }));
+  const prompts = protocol.prompts.slice(0, MAX_PROMPTS).map((prompt): Reader => ({
+    kind: 'prompt',
+    name: `prompt ${prompt.name}`,
     build: (canary) => promptCall(prompt, canary),
-  };
+  }));
+  return [...resources, ...prompts];
+}
+
+/** A resource or a prompt that asks for input. */
+function readerFlow(reader: Reader): FlowRecipe {
+  return { subject: reader.name, readOnly: true, build: (canary) => reader.build(canary) };
+}
+
+/**
+ * Whether `offer` may be offered to `tool`: never its own value back, and a value a resource or a
+ * prompt handed out (there before the scan, not created by it) only to a tool that does not write;
+ * the runner refuses such a call anyway (`tool-risk.ts`, `MintedValues`).
+ */
+function mayOffer(offer: Offer, tool: ToolInfo): boolean {
+  if (offer.minter === tool) return false;
+  // A value a resource or a prompt handed out is somebody's: only a tool that only reads takes it.
+  return !(isReader(offer.minter) && judgeTool(tool).writes);
 }
