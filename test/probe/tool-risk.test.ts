@@ -38,9 +38,10 @@ describe('riskReason', () => {
   it('reads the role of a parameter, not the words of a tool that takes none', () => {
     // Which file a parameterless tool reads is the server's choice: no canary becomes a path.
     expect(riskReason(tool('read_file', 'Read a file from disk.'))).toBeUndefined();
+    // Uploading reaches beyond the server's own store: left alone, by its verb, not a slot.
     expect(
       riskReason(tool('upload_document', 'Uploads a document.', ['title', 'markdown'])),
-    ).toBeUndefined();
+    ).toMatch(/^may reach beyond the server.*"upload"/);
   });
 
   it('clears the fixture tools that are not destructive, and an ordinary handle pair', () => {
@@ -55,9 +56,11 @@ describe('riskReason', () => {
       riskReason(tool('read_workspace', 'Read a workspace.', ['workspace_id'])),
     ).toBeUndefined();
     expect(riskReason(tool('echo', 'Echoes its arguments.', ['text']))).toBeUndefined();
-    // "file" leading a name is the verb: to file a ticket touches no file.
-    expect(riskReason(tool('file_ticket', 'File a ticket.', ['summary']))).toBeUndefined();
-    expect(riskReason(tool('fileClaim', 'File a claim.', ['summary']))).toBeUndefined();
+    // "file" leading a name is a verb the lists do not know (file a ticket, file taxes): unknown,
+    // and the unknown is not called; it touches no file either way (no path slot).
+    expect(riskReason(tool('file_ticket', 'File a ticket.', ['summary']))).toMatch(
+      /^what it does is unknown/,
+    );
   });
 
   it('still names a destructive tool as destructive', () => {
@@ -90,9 +93,11 @@ describe('callRefusal', () => {
   const fetcher = tool('get_page', 'Returns a page.', ['url']);
   it('refuses a value the server minted in a risky parameter, even with the opt-in', () => {
     const minted = createMintedValues();
-    minted.learn({
-      result: { content: [{ type: 'text', text: '{"next":"https://internal/x"}' }] },
-    });
+    // Minted by a call of this scan (a creating tool), so only the risky slot stands in the way.
+    minted.learn(
+      { result: { content: [{ type: 'text', text: '{"next":"https://internal/x"}' }] } },
+      { tool: tool('create_link', 'Creates a link.'), args: {}, fresh: true },
+    );
     const gate = { includeDestructive: true, minted };
     expect(callRefusal(fetcher, 'get_page', { url: 'https://internal/x' }, gate)).toMatch(
       /minted in its parameter "url" \(needs --allow-minted-in-risky\)/,
@@ -115,10 +120,31 @@ describe('callRefusal', () => {
     expect(callRefusal(fetcher, 'get_page', { url: 'canary-123456' }, gate)).toBeUndefined();
   });
 
-  it('refuses a risky tool without the opt-in', () => {
+  it('refuses a tool outside read and create without the user\'s word, and names the flag', () => {
     expect(callRefusal(fetcher, 'get_page', {}, { includeDestructive: false })).toMatch(
-      /needs --include-destructive/,
+      /needs --allow-tool get_page/,
     );
+    const named = { includeDestructive: false, allowTools: new Set(['get_page']) };
+    expect(callRefusal(fetcher, 'get_page', {}, named)).toBeUndefined();
+    expect(callRefusal(fetcher, 'get_page', {}, { includeDestructive: true })).toBeUndefined();
+  });
+
+  it('never hands a tool that acts a value its own schema offers (a real channel)', () => {
+    const minted = createMintedValues();
+    const poster: ToolInfo = {
+      name: 'post_to_channel',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          channel: { type: 'string', enum: ['team-payments', 'team-release'] },
+          text: { type: 'string' },
+        },
+      },
+    };
+    const gate = { includeDestructive: true, minted };
+    expect(
+      callRefusal(poster, 'post_to_channel', { channel: 'team-payments', text: 'sg-x-1' }, gate),
+    ).toMatch(/"channel" would hold a value this scan did not create/);
   });
 
   it('gives a writing tool only values this scan created, and a destructive one never anything else', () => {
@@ -133,15 +159,14 @@ describe('callRefusal', () => {
       { text: 'Case CS-998877 is open.', structured: { caseNumber: 'CS-998877' } },
       { tool: opener, args: { summary: 'sg-canary-1' }, fresh: true },
     );
-    const gate = { includeDestructive: false, minted };
-    expect(callRefusal(poster, 'add_note', { case_id: 'C0123456789' }, gate)).toMatch(
-      /handed out that this scan did not create \(needs --include-destructive\)/,
-    );
-    expect(callRefusal(poster, 'add_note', { case_id: 'CS-998877', text: 'sg-x-1' }, gate)).toBe(
-      undefined,
-    );
+    // A writer is called only with the user's word, and even then gets only what the scan made.
     const opted = { includeDestructive: true, minted };
-    expect(callRefusal(poster, 'add_note', { case_id: 'C0123456789' }, opted)).toBeUndefined();
+    expect(callRefusal(poster, 'add_note', { case_id: 'C0123456789' }, opted)).toMatch(
+      /"case_id" would hold a value this scan did not create/,
+    );
+    expect(
+      callRefusal(poster, 'add_note', { case_id: 'CS-998877', text: 'sg-x-1' }, opted),
+    ).toBeUndefined();
     expect(callRefusal(closer, 'close_case', { case_id: 'C0123456789' }, opted)).toMatch(
       /only ever gets what the scan made/,
     );

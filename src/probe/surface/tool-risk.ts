@@ -295,8 +295,11 @@ export function callRefusal(
   gate: CallGate,
 ): string | undefined {
   const declared = tool ?? { name };
+  // A tool the server does not list has no declaration to read: unknown, and not called.
   if (grantOf(declared, gate) === undefined)
-    return `'${name}' ${riskReason(declared) ?? 'is not in the call plan'} (needs --allow-tool ${name})`;
+    return tool === undefined
+      ? `'${name}' is not in the target's tools/list, so not in the call plan (needs --allow-tool ${name})`
+      : `'${name}' ${riskReason(declared) ?? 'is not in the call plan'} (needs --allow-tool ${name})`;
   const param = gate.allowMintedInRisky ? undefined : gate.minted?.mintedIntoRisky(tool, args);
   if (param !== undefined)
     return `'${name}' would get a value the server minted in its parameter "${param}" (needs --allow-minted-in-risky)`;

@@ -144,7 +144,7 @@ describe('the runner, rule by rule', () => {
       options,
     );
     const detail =
-      "tools/call 't' as A: 'tidy' may destroy data: declares destructiveHint: true (needs --include-destructive)";
+      "tools/call 't' as A: 'tidy' may destroy data: declares destructiveHint: true (needs --allow-tool tidy)";
     expect(outcome).toEqual({ kind: 'failure', failure: 'blocked', detail });
     expect(notes(result.evidence)).toEqual([`not sent: ${detail}`]);
     expect(tidyServer.calls.tidy ?? 0).toBe(0);
@@ -170,7 +170,7 @@ describe('the runner, rule by rule', () => {
     expect(outcome).toMatchObject({ kind: 'error', code: -32601 });
   });
 
-  it('sends a tools/call whose name is not a string and lets the server answer it', async () => {
+  it('refuses a tools/call of a tool the target does not list (or whose name is no string): it is in no call plan', async () => {
     let outcome: Outcome | undefined;
     const result = await runProbe(
       inline(async (ctx) => {
@@ -183,7 +183,8 @@ describe('the runner, rule by rule', () => {
       options,
     );
     expect(result.verdict).toBe('refuted');
-    expect(outcome).toMatchObject({ kind: 'error', code: -32602 });
+    expect(outcome).toMatchObject({ kind: 'failure', failure: 'blocked' });
+    expect(JSON.stringify(outcome)).toMatch(/not in the target's tools\/list/);
   });
 
   it('sends a peer request to the peer, labelled as such, and refuses one when no peer is open', async () => {
