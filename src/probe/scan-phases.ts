@@ -21,7 +21,7 @@ import {
   type MintedValues,
 } from './surface/tool-risk.js';
 import type { EngineSession, OpenedSession } from './target/session.js';
-import type { Evidence, ProbeResult, RunReport } from './types.js';
+import type { Evidence, ProbeResult, RunReport, ToolInfo } from './types.js';
 
 /**
  * How many lanes of probes run at a time: every lane of a full scan, so the scan takes as long as
@@ -155,8 +155,8 @@ const permissionIn = (passes: Passes, pass: 1 | 2): CallPermission =>
   pass === 2 || !passes.heldBack ? passes.unlocked : NOBODY;
 
 /**
- * Discovery: pass 1 leaves the held-back tools alone; pass 2 surveys the whole surface again with
- * them, offering every value minted so far (whoever minted it) to every consumer.
+ * Discovery: pass 1 leaves the held-back tools alone; pass 2 calls them, offers them every value
+ * minted so far, and offers what they mint to every consumer, the tools of pass 1 first.
  */
 async function survey(passes: Passes, pass: 1 | 2): Promise<Survey> {
   const { run } = passes;
@@ -168,6 +168,12 @@ async function survey(passes: Passes, pass: 1 | 2): Promise<Survey> {
     minted: passes.minted,
     redactor: run.redactor,
     offers: passes.offers,
+    ...(pass === 2
+      ? {
+          only: (t: ToolInfo) => grantOf(t, NOBODY) === undefined,
+          alsoConsumers: run.session.protocol.tools.filter((t) => grantOf(t, NOBODY) !== undefined),
+        }
+      : {}),
     capMs: Math.max(0, Math.min(clock.remaining(), (clock.deadlineMs - clock.waited) / 3)),
     capName: 'the survey time cap (a third of --deadline)',
   });

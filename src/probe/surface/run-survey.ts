@@ -28,7 +28,8 @@ export interface Survey {
 /** Run discovery on `session`. */
 export async function runSurvey(
   session: EngineSession,
-  options: Omit<ProbeRunOptions, 'surface'> & Pick<SurveyOptions, 'offers' | 'only'>,
+  options: Omit<ProbeRunOptions, 'surface'> &
+    Pick<SurveyOptions, 'offers' | 'only' | 'alsoConsumers'>,
 ): Promise<Survey> {
   let map: SurfaceMap = EMPTY_SURFACE;
   const stopAt = performance.now() + options.capMs - Math.min(MARGIN_MS, options.capMs / 10);
@@ -45,6 +46,7 @@ export async function runSurvey(
         stopAt,
         ...(options.offers === undefined ? {} : { offers: options.offers }),
         ...(options.only === undefined ? {} : { only: options.only }),
+        ...(options.alsoConsumers === undefined ? {} : { alsoConsumers: options.alsoConsumers }),
       });
       return skipped('discovery gives no verdict');
     },

@@ -30,9 +30,9 @@ import {
   wordsOf,
   type Slot,
 } from './schema.js';
-import type { Exchange, PromptInfo, ProtocolInfo, ToolInfo } from '../types.js';
+import { SAFE_CLASSES, type Exchange, type PromptInfo, type ProtocolInfo, type ToolInfo } from '../types.js';
 import { harvestMint, type Found } from './harvest.js';
-import { isRiskyParameter, judgeTool, type CallPermission } from './tool-risk.js';
+import { classOf, isRiskyParameter, judgeTool, type CallPermission } from './tool-risk.js';
 import { choiceFill, choiceName, choicesFor, type Choice } from './choices.js';
 import {
   consumerCall,
@@ -83,6 +83,11 @@ export interface SurveyOptions {
    * resources and the prompts were surveyed before).
    */
   readonly only?: (tool: ToolInfo) => boolean;
+  /**
+   * With {@link only}: tools not called for what they mint in this pass, but offered every value it
+   * minted (the user's word's pass: a reader may take what only an unlocked tool mints), first.
+   */
+  readonly alsoConsumers?: readonly ToolInfo[];
 }
 
 /** A value harvested from the answers of a tool, a resource or a prompt. */
@@ -155,8 +160,14 @@ const byRank = (a: { offer: Offer; score: number }, b: { offer: Offer; score: nu
 export function surveyOrder(tools: readonly ToolInfo[]): ToolInfo[] {
   const reportsOnly = (t: ToolInfo): number =>
     Number(slotsOf(t.inputSchema).length === 0 && t.annotations?.['readOnlyHint'] === true);
+  // A tool only the user's word lets the scan call comes after every other (its class is neither
+  // read nor create): whatever it changes, no other tool of the survey needs it afterwards.
+  const unlocked = (t: ToolInfo): number => Number(!SAFE_CLASSES.has(classOf(t).class));
   return [...tools].sort(
-    (a, b) => reportsOnly(a) - reportsOnly(b) || requiredCount(a) - requiredCount(b),
+    (a, b) =>
+      unlocked(a) - unlocked(b) ||
+      reportsOnly(a) - reportsOnly(b) ||
+      requiredCount(a) - requiredCount(b),
   );
 }
 
@@ -296,10 +307,17 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
         });
   }
 
-  // 2. Every string parameter of every tool, offered the values others handed out, best fit first.
-  const consumers = [...tools].sort(
-    (a, b) => Number(refusedPlaceholder.has(b)) - Number(refusedPlaceholder.has(a)),
-  );
+  // 2. Every string parameter of every tool, offered the values others handed out, best fit first;
+  // in a later pass, the tools surveyed before come first, offered only what this pass minted
+  // (before an unlocked consumer may act on it).
+  const earlier = (options.alsoConsumers ?? []).filter((t) => !tools.includes(t));
+  const minters = new Set<Minter>(chosen);
+  const consumers = [
+    ...earlier,
+    ...[...tools].sort(
+      (a, b) => Number(refusedPlaceholder.has(b)) - Number(refusedPlaceholder.has(a)),
+    ),
+  ];
   for (const [i, tool] of consumers.entries()) {
     if (late()) {
       unreached(consumers.slice(i), 'not offered minted values');
@@ -312,6 +330,7 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
       if (slot.path.some((name) => isRiskyParameter(name, slot.schema))) continue;
       for (const offer of offers) {
         if (!mayOffer(offer, tool)) continue;
+        if (earlier.includes(tool) && !minters.has(offer.minter)) continue;
         const score = fitScore(slot, offer);
         if (score === undefined) continue;
         ranked.push({ slot, offer, score });
