@@ -32,6 +32,8 @@ describe('the booking twin', () => {
         const report = await runScan({
           target: started.target,
           probes: PROBES,
+          // book_table books: the call plan calls it only on the user's word.
+          ...(booking.allowTools === undefined ? {} : { allowTools: booking.allowTools }),
           ...started.options,
         });
         const handle = report.probes.find((p) => p.id === 'handle/cross-principal');

@@ -12,10 +12,12 @@
  * 3. **Only what the scan created**: a tool that does more than read gets, besides canaries, only
  *    values that a call of this scan created (see {@link MintedValues}); never a value the server
  *    handed out that the scan did not make (a listed channel), nor a value its own schema offers
- *    (`enum`, `default`, `examples`: for a tool that acts, those are real targets).
+ *    where a parameter names a target (`enum`, `default`, `examples` of a `channel`: for a tool
+ *    that acts, those are real targets).
  */
 import { classifyTool, type Classified } from '../plan/classify.js';
 import { isRiskyParameter, paramsOf } from './slots.js';
+import { wordsOf } from './words.js';
 import { SAFE_CLASSES, type CallGrant, type ToolInfo } from '../types.js';
 
 export { isRiskyParameter, paramsOf, slotRole, type SlotRole } from './slots.js';
@@ -23,14 +25,31 @@ export { isRiskyParameter, paramsOf, slotRole, type SlotRole } from './slots.js'
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The values a schema offers itself (enum, const, default, examples), at any depth. */
-function schemaValues(root: unknown): Set<string> {
+// The last word of a parameter that names whose object a call acts on: a value its schema offers
+// there is somebody's (a real channel, a real workflow), where a mode (`cabinClass`) is nobody's.
+const TARGET_WORDS = new Set(
+  (
+    'id ids handle ref reference key slug uri url account accounts user users channel channels ' +
+    'team teams recipient recipients to cc bcc email emails phone number workflow workflows job ' +
+    'jobs pipeline pipelines repo repository project projects org organization workspace queue ' +
+    'topic topics destination target targets customer customers member members group groups ' +
+    'room rooms chat conversation thread instance instances server servers environment env'
+  ).split(' '),
+);
+
+/**
+ * The values a schema offers itself (enum, const, default, examples), at any depth, in parameters
+ * whose name says they name a target (`channel`, `workflow`, `account_id`): for a tool that acts,
+ * those are real targets.
+ */
+function schemaTargets(root: unknown): Set<string> {
   const values = new Set<string>();
   const add = (v: unknown): void => {
     if (typeof v === 'string' || typeof v === 'number') values.add(String(v));
   };
-  const params = [{ path: [], schema: isRecord(root) ? root : {} }, ...paramsOf(root)];
-  for (const { schema } of params) {
+  for (const { path, schema } of paramsOf(root)) {
+    const last = wordsOf(path[path.length - 1] ?? '').pop() ?? '';
+    if (!TARGET_WORDS.has(last)) continue;
     if (Array.isArray(schema['enum'])) schema['enum'].forEach(add);
     if (Array.isArray(schema['examples'])) schema['examples'].forEach(add);
     add(schema['const']);
@@ -264,9 +283,9 @@ export function createMintedValues(): MintedValues {
     },
     notOurs(tool, args) {
       if (!isRecord(args)) return undefined;
-      // A value the server handed out, or one the tool's own schema offers (a real channel, a
-      // real account): for a tool that acts, both are somebody's objects.
-      const own = schemaValues(tool?.inputSchema);
+      // A value the server handed out, or one the tool's own schema offers where it names a target
+      // (a real channel, a real account): for a tool that acts, both are somebody's objects.
+      const own = schemaTargets(tool?.inputSchema);
       for (const { path, value } of leaves(args)) {
         const key = keyOf(value);
         if (key === undefined || created.has(key)) continue;
