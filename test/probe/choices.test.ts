@@ -62,14 +62,16 @@ describe('the choices tried on a tool', () => {
     ]);
   });
 
-  it('tries nothing on a tool that may write', () => {
+  it('tries nothing on a tool that may write, whose class is unknown, or that acts', () => {
     const writer: ToolInfo = {
-      name: 'create_ticket',
+      name: 'update_ticket',
       inputSchema: { type: 'object', properties: { priority: { enum: ['low', 'urgent'] } } },
     };
     expect(choicesFor(writer)).toEqual([]);
     expect(choicesFor({ ...writer, name: 'ticket', annotations: { readOnlyHint: false } })).toEqual(
       [],
     );
+    // A creating tool is varied: a new object for the caller, whatever its priority.
+    expect(choicesFor({ ...writer, name: 'create_ticket' }).length).toBeGreaterThan(0);
   });
 });

@@ -124,10 +124,13 @@ describe('a target with unannotated command, URL-fetch and file tools next to a 
       expect(called).toContain('read_workspace');
       expect(report.uncalled?.map((u) => u.tool)).toEqual(RISKY_NAMES);
       const shown = REPORTERS.text.render(report, { color: false, evidence: 'none' });
-      expect(shown).toContain('not called (3):');
-      for (const name of RISKY_NAMES) expect(shown).toMatch(new RegExp(`^    ${name}: `, 'm'));
+      expect(shown).toMatch(/^call plan: .* · 3 left alone/m);
+      for (const name of RISKY_NAMES)
+        expect(shown).toMatch(
+          new RegExp(`^    tool  ${name} .* left alone: --allow-tool ${name} `, 'm'),
+        );
       const sarif = REPORTERS.sarif.render(report, { color: false, evidence: 'none' });
-      for (const name of RISKY_NAMES) expect(sarif).toContain(`not called: ${name}: `);
+      for (const name of RISKY_NAMES) expect(sarif).toContain(`left alone: tool ${name} (`);
     },
     60_000,
   );

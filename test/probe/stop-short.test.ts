@@ -38,7 +38,9 @@ async function scan(
     };
   }
   // Two busy cores: a slow answer must not read as no decision.
-  const run = await runScan({ target, probes, timeoutMs: 30_000, deadlineMs: 120_000 });
+  // add_to_segment changes a segment: the call plan calls it only on the user's word.
+  const allowTools = shape === 'second-slot' ? ['add_to_segment'] : [];
+  const run = await runScan({ target, probes, timeoutMs: 30_000, deadlineMs: 120_000, allowTools });
   const result = run.probes.find((p) => p.id === id);
   if (result === undefined) throw new Error(`no ${id} result`);
   return result;
