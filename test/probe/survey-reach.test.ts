@@ -36,6 +36,8 @@ async function surveyed(maxCalls: number, stopAt?: number): Promise<SurfaceMap> 
   }, maxCalls);
   await runProbe(probe, session, {
     includeDestructive: false,
+    // issue_voucher issues a voucher: the call plan calls it only on the user's word.
+    allowTools: new Set(catalog.allowTools),
     redactor: createRedactor(IDS),
     capMs: 60_000,
   });
