@@ -120,7 +120,7 @@ describe('callRefusal', () => {
     expect(callRefusal(fetcher, 'get_page', { url: 'canary-123456' }, gate)).toBeUndefined();
   });
 
-  it('refuses a tool outside read and create without the user\'s word, and names the flag', () => {
+  it("refuses a tool outside read and create without the user's word, and names the flag", () => {
     expect(callRefusal(fetcher, 'get_page', {}, { includeDestructive: false })).toMatch(
       /needs --allow-tool get_page/,
     );

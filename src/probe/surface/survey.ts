@@ -30,7 +30,13 @@ import {
   wordsOf,
   type Slot,
 } from './schema.js';
-import { SAFE_CLASSES, type Exchange, type PromptInfo, type ProtocolInfo, type ToolInfo } from '../types.js';
+import {
+  SAFE_CLASSES,
+  type Exchange,
+  type PromptInfo,
+  type ProtocolInfo,
+  type ToolInfo,
+} from '../types.js';
 import { harvestMint, type Found } from './harvest.js';
 import { classOf, isRiskyParameter, judgeTool, type CallPermission } from './tool-risk.js';
 import { choiceFill, choiceName, choicesFor, type Choice } from './choices.js';
