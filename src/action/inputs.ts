@@ -3,12 +3,18 @@
  * (`INPUT_<NAME>`, with `-` as `_`), checked, and turned into `stateguard scan` arguments. Nothing
  * here runs anything; a bad input is an {@link ActionInputError} (the step then fails with exit 2).
  */
+import { existsSync, realpathSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { splitCommandLine } from '../cli/command-line.js';
 import { EVIDENCE_MODES, type EvidenceMode } from '../report/types.js';
 
 /** When the step fails: on a confirmed finding, on that or an errored probe, or never. */
 export const FAIL_ON = ['confirmed', 'errored', 'never'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
+
+/** What the scan may call: the call plan's default, everything, or `auto` (see {@link surfaceOf}). */
+export const SURFACES = ['auto', 'default', 'full'] as const;
+export type Surface = (typeof SURFACES)[number];
 
 /** A bad input: the message names it and what to write instead. */
 export class ActionInputError extends Error {
@@ -29,6 +35,13 @@ export interface ActionInputs {
   readonly identityA?: string;
   readonly identityB?: string;
   readonly probes: readonly string[];
+  /** `--allow-tool <name>`, each. */
+  readonly allowTools: readonly string[];
+  /**
+   * `full`: the scan is given `--include-destructive`; `default`: only the plan's read and create
+   * tools and `allow-tool`. Resolved from `surface: auto` by {@link surfaceOf}.
+   */
+  readonly surface: { readonly full: boolean; readonly why: string };
   readonly baseline?: string;
   readonly failOn: FailOn;
   /** `--sarif-location`, applied when the report is rendered. */
@@ -100,6 +113,13 @@ export function readInputs(env: NodeJS.ProcessEnv): ActionInputs {
     ...pick('identityA', env.INPUT_IDENTITY_A || undefined),
     ...pick('identityB', env.INPUT_IDENTITY_B || undefined),
     probes: list(env, 'probes'),
+    allowTools: list(env, 'allow-tool'),
+    surface: surfaceOf(
+      input(env, 'surface') ?? 'auto',
+      target === undefined ? undefined : targetOf(target),
+      env.GITHUB_WORKSPACE || process.cwd(),
+      args,
+    ),
     ...pick('baseline', input(env, 'baseline')),
     failOn: failOn as FailOn,
     ...pick('sarifLocation', input(env, 'sarif-location')),
@@ -143,7 +163,59 @@ export function scanArgv(inputs: ActionInputs, reportFile: string): string[] {
   for (const server of inputs.servers) argv.push('--server', server);
   if (inputs.concurrency !== undefined) argv.push('--concurrency', inputs.concurrency);
   for (const probe of inputs.probes) argv.push('--probe', probe);
+  for (const name of inputs.allowTools) argv.push('--allow-tool', name);
+  if (inputs.surface.full && !inputs.args.includes('--include-destructive'))
+    argv.push('--include-destructive');
   if (inputs.baseline !== undefined) argv.push('--baseline', inputs.baseline);
   argv.push(...inputs.args, '--format', 'json', '--output', reportFile);
   return argv;
+}
+
+/**
+ * Whether this step scans the whole surface. `auto` does when the action starts the server itself
+ * from the repository: a `stdio` target whose program or script is a file inside the workspace is
+ * an instance of this job's own, gone when the step ends, so calling every tool harms nothing
+ * anyone else has. A package fetched by `npx`/`uvx`, a binary off the `PATH`, a URL or a client
+ * configuration may reach a real account: those get the call plan's default.
+ */
+export function surfaceOf(
+  value: string,
+  target: ActionInputs['target'],
+  workspace: string,
+  args: readonly string[],
+): ActionInputs['surface'] {
+  if (!(SURFACES as readonly string[]).includes(value))
+    throw new ActionInputError(`surface: '${value}' is not one of ${SURFACES.join(', ')}`);
+  if (args.includes('--include-destructive'))
+    return { full: true, why: 'args give --include-destructive' };
+  if (value === 'full') return { full: true, why: 'surface: full' };
+  if (value === 'default') return { full: false, why: 'surface: default' };
+  if (target?.flag !== '--stdio')
+    return { full: false, why: 'the target is not a server this step starts from the repository' };
+  let words: string[];
+  try {
+    const { command, args: rest } = splitCommandLine(target.value);
+    words = [command, ...rest];
+  } catch {
+    return { full: false, why: 'the target command could not be read' };
+  }
+  const own = words.slice(0, 3).find((w) => !w.startsWith('-') && insideWorkspace(w, workspace));
+  return own === undefined
+    ? { full: false, why: 'the target command runs nothing from the repository' }
+    : {
+        full: true,
+        why: `the step starts the server from the repository (${own}): an instance of its own`,
+      };
+}
+
+/** Whether `word` names an existing file inside `workspace` (after links are followed). */
+function insideWorkspace(word: string, workspace: string): boolean {
+  const path = isAbsolute(word) ? word : resolve(workspace, word);
+  if (!existsSync(path)) return false;
+  try {
+    const rel = relative(realpathSync(workspace), realpathSync(path));
+    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+  } catch {
+    return false;
+  }
 }

@@ -202,7 +202,16 @@ export async function runAction(io: ActionIo): Promise<number> {
     files.sarif,
     'kind' in report ? sarif.renderCombined(report, options) : sarif.render(report, options),
   );
-  const summary = summaryOf(report, options);
+  // What the scan was allowed to call, said first: a reader must know a full surface from a plan.
+  const surface = inputs.surface.full
+    ? `**Surface: full.** Every tool was called (last, only on objects the scan created), because ${inputs.surface.why}.`
+    : `**Surface: the call plan's default.** Only read and create tools were called${inputs.allowTools.length > 0 ? `, and ${inputs.allowTools.length} named by allow-tool` : ''} (${inputs.surface.why}; surface: full calls every tool).`;
+  const rendered = summaryOf(report, options);
+  const cut = rendered.indexOf('\n');
+  const summary =
+    cut < 0
+      ? `${rendered}\n\n${surface}\n`
+      : `${rendered.slice(0, cut)}\n\n${surface}\n${rendered.slice(cut)}`;
   writeFileSync(files.markdown, summary);
   if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, `${summary}\n`);
   const tally = counts(report);

@@ -161,6 +161,8 @@ describe('the GitHub Action step', () => {
     for (const uri of uris)
       expect(uri).toMatch(/^\.stateguard\/http-127\.0\.0\.1-\d+-mcp-[0-9a-f]{8}$/);
     expect(run.summary).toMatch(/^## stateguard: http:&#47;&#47;127\.0\.0\.1/);
+    // A server it did not start: the plan's default, said where the reader looks.
+    expect(run.summary).toContain("**Surface: the call plan's default.**");
     expect(run.summary).toContain('`state/tamper`');
     expect(readFileSync(run.outputs['markdown-file'] ?? '', 'utf8')).toBe(
       run.summary.trimEnd() + '\n',

@@ -2,9 +2,11 @@
  * The Action's inputs: how each becomes a `stateguard scan` argument, and action.yml kept true to
  * the script (every input the script reads is passed to it, the pinned version is this package's).
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ActionInputError, readInputs, scanArgv } from '../../src/action/inputs.js';
 import { gate } from '../../src/action/run.js';
 
@@ -117,6 +119,52 @@ describe('the Action inputs', () => {
     ['never', 2, 2],
   ] as const)('fail-on %s turns scanner exit %i into step exit %i', (failOn, code, exit) => {
     expect(gate(failOn, code)).toBe(exit);
+  });
+});
+
+describe('what the Action lets the scan call', () => {
+  const workspace = mkdtempSync(join(tmpdir(), 'sg-action-ws-'));
+  writeFileSync(join(workspace, 'server.js'), '');
+  afterAll(() => rmSync(workspace, { recursive: true, force: true }));
+  const argvIn = (inputs: Record<string, string>): string[] =>
+    scanArgv(
+      readInputs({
+        GITHUB_WORKSPACE: workspace,
+        ...Object.fromEntries(
+          Object.entries(inputs).map(([k, v]) => [
+            `INPUT_${k.toUpperCase().replace(/-/g, '_')}`,
+            v,
+          ]),
+        ),
+      }),
+      'r.json',
+    );
+
+  it('turns allow-tool into --allow-tool, one per name', () => {
+    const args = argvIn({ target: 'https://mcp.example/mcp', 'allow-tool': 'charge_card, refund' });
+    expect(args.join(' ')).toContain('--allow-tool charge_card --allow-tool refund');
+    expect(args).not.toContain('--include-destructive');
+  });
+
+  it('scans the whole surface of a server it starts from the repository, and only that', () => {
+    expect(argvIn({ target: 'node server.js' })).toContain('--include-destructive');
+    expect(argvIn({ target: 'npx -y @acme/mcp-server' })).not.toContain('--include-destructive');
+    expect(argvIn({ target: 'node ../outside.js' })).not.toContain('--include-destructive');
+    expect(argvIn({ target: 'https://127.0.0.1:3000/mcp' })).not.toContain('--include-destructive');
+    expect(argvIn({ target: 'node server.js', surface: 'default' })).not.toContain(
+      '--include-destructive',
+    );
+    expect(argvIn({ target: 'https://mcp.example/mcp', surface: 'full' })).toContain(
+      '--include-destructive',
+    );
+    const inputs = readInputs({ GITHUB_WORKSPACE: workspace, INPUT_TARGET: 'node server.js' });
+    expect(inputs.surface.why).toMatch(/starts the server from the repository \(server\.js\)/);
+  });
+
+  it('refuses a surface it does not know', () => {
+    expect(() => argvIn({ target: 'node server.js', surface: 'everything' })).toThrow(
+      /surface: 'everything' is not one of auto, default, full/,
+    );
   });
 });
 

@@ -40,6 +40,7 @@ import {
 import { harvestMint, type Found } from './harvest.js';
 import { classOf, isRiskyParameter, judgeTool, type CallPermission } from './tool-risk.js';
 import { choiceFill, choiceName, choicesFor, type Choice } from './choices.js';
+import { classifyReadable } from '../plan/classify.js';
 import {
   consumerCall,
   fillTemplate,
@@ -285,7 +286,7 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
 
   // 1c. What the listed resources and the prompts hand out (a later pass surveyed them before):
   // a value in their text is offered to the tools that take one, like a tool's.
-  for (const reader of only === undefined ? readersOf(ctx.protocol) : []) {
+  for (const reader of only === undefined ? readersOf(ctx.protocol, ctx) : []) {
     if (late()) return done();
     const canary = makeCanary('survey');
     const call = reader.build(canary);
@@ -660,13 +661,19 @@ function promptCall(prompt: PromptInfo, canary: string): Call {
  * The listed resources and the prompts, each a request that may hand values out (at most
  * {@link MAX_RESOURCES} and {@link MAX_PROMPTS}).
  */
-function readersOf(protocol: ProtocolInfo): Reader[] {
+function readersOf(protocol: ProtocolInfo, permission: CallPermission): Reader[] {
   const resources = protocol.resources.slice(0, MAX_RESOURCES).map((uri): Reader => ({
     kind: 'resource',
     name: `resources/read ${uri}`,
     build: () => ({ method: 'resources/read', params: { uri }, subject: `resources/read ${uri}` }),
   }));
-  const prompts = protocol.prompts.slice(0, MAX_PROMPTS).map((prompt): Reader => ({
+  // A prompt whose name says it acts is left alone like a tool, unless the user said everything.
+  const callable = protocol.prompts.filter(
+    (p) =>
+      permission.includeDestructive ||
+      SAFE_CLASSES.has(classifyReadable(p.name, undefined, 'prompts/get').class),
+  );
+  const prompts = callable.slice(0, MAX_PROMPTS).map((prompt): Reader => ({
     kind: 'prompt',
     name: `prompt ${prompt.name}`,
     build: (canary) => promptCall(prompt, canary),

@@ -1,0 +1,166 @@
+/**
+ * The call plan's rules, one shape each (issue #33): evidence read in the safe direction, words
+ * read as words, the unknown not called, and the plan built once from the target's lists.
+ */
+import { describe, expect, it } from 'vitest';
+import { buildCallPlan, unlistedAllowed } from '../../src/probe/plan/call-plan.js';
+import { classifyReadable, classifyTool } from '../../src/probe/plan/classify.js';
+import type { ProtocolInfo, ToolInfo } from '../../src/probe/types.js';
+
+const obj = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  type: 'object',
+  properties,
+  ...extra,
+});
+const tool = (name: string, description?: string, extra: Partial<ToolInfo> = {}): ToolInfo => ({
+  name,
+  ...(description === undefined ? {} : { description }),
+  inputSchema: obj({}),
+  ...extra,
+});
+const classOf = (t: ToolInfo): string => classifyTool(t).class;
+
+describe('safe tools the probes need are called', () => {
+  it('never reads a value a schema offers as a verb', () => {
+    const pharmacy = tool('get_prescription', 'Show a prescription.', {
+      inputSchema: obj({ delivery: { type: 'string', enum: ['Mail order', 'Pick up'] } }),
+    });
+    const http = tool('describe_endpoint', 'Describe an endpoint.', {
+      inputSchema: obj({ method: { type: 'string', enum: ['POST', 'DELETE'], default: 'POST' } }),
+    });
+    const topics = tool('list_articles', 'List articles.', {
+      inputSchema: obj({ topic: { type: 'string', examples: ['pay-equity'] } }),
+    });
+    for (const t of [pharmacy, http, topics]) expect(classOf(t), t.name).toBe('read');
+  });
+
+  it('reads a noun as a noun: inside a glued word, after a determiner, in a Japanese compound', () => {
+    expect(classOf(tool('create_changelog', 'Start a changelog for a version.'))).toBe('create');
+    expect(classOf(tool('get_invoice', 'Show an invoice and its charges.'))).toBe('read');
+    expect(classOf(tool('transport_search', '移動手段を検索します。'))).toBe('read');
+    expect(
+      classOf(
+        tool('room_comments', 'Lists the comments of a room.', {
+          annotations: { readOnlyHint: true },
+        }),
+      ),
+    ).toBe('read');
+  });
+
+  it('calls a read-only, closed-world preview whose URL is a placeholder, and a URL typed number', () => {
+    const preview = tool('preview_delivery', 'Preview a webhook delivery.', {
+      inputSchema: obj({ hook: obj({ url: { type: 'string', format: 'uri' } }) }),
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    });
+    expect(classOf(preview)).toBe('read');
+    const numeric = tool('get_page_count', 'Returns the page count.', {
+      inputSchema: obj({ url: { type: 'number' } }),
+    });
+    expect(classOf(numeric)).toBe('read');
+  });
+
+  it('counts plan_ as a creator, and an elicitation as asking, not sending', () => {
+    expect(classOf(tool('plan_trip', 'Plan a trip. Returns its tripId.'))).toBe('create');
+    expect(
+      classOf(
+        tool('choose_scheme', 'Asks which scheme to use: sends an elicitation request.', {
+          annotations: { destructiveHint: false },
+        }),
+      ),
+    ).toBe('read');
+  });
+});
+
+describe('side-effecting tools are not called', () => {
+  it.each([
+    ['check_out_cart', 'Check out a cart: places the order.'],
+    ['run_payroll', 'Runs this month’s payroll.'],
+    ['trigger_workflow', 'Trigger a workflow.'],
+    ['approve_request', undefined],
+    ['escalate_incident', undefined],
+    ['page_oncall', undefined],
+    ['settle_invoice', undefined],
+    ['launch_campaign', undefined],
+    ['upload_artifact', undefined],
+    ['upgrade_plan', 'Upgrades the plan; the saved card is charged.'],
+    ['видалити_всі_записи', 'Видаляє всі записи.'],
+    ['skicka_faktura', 'Skickar fakturan till kunden.'],
+  ])('%s is not read or create', (name, description) => {
+    expect(['read', 'create']).not.toContain(classOf(tool(name, description)));
+  });
+
+  it('reads a look-alike letter as the verb it imitates, whatever the annotations say', () => {
+    const t = tool('d\u0435lete_backups', 'Tidy the backups.', {
+      annotations: { readOnlyHint: true },
+    });
+    expect(classifyTool(t)).toMatchObject({ class: 'destroy' });
+  });
+
+  it('takes a hint alone for a claim: a false readOnlyHint on an unknown verb is not called', () => {
+    const t = tool('betala_faktura', 'Betalar en faktura.', {
+      annotations: { readOnlyHint: true },
+    });
+    expect(classifyTool(t)).toMatchObject({ class: 'unknown' });
+  });
+
+  it('lets any sign of harm win: destructiveHint, an open world, a command slot', () => {
+    expect(classOf(tool('get_x', 'Get x.', { annotations: { destructiveHint: true } }))).toBe(
+      'destroy',
+    );
+    expect(classOf(tool('create_x', 'Create x.', { annotations: { openWorldHint: true } }))).toBe(
+      'outside',
+    );
+    const ref = tool('get_status', 'Get a status.', {
+      inputSchema: obj(
+        { task: { $ref: '#/$defs/task' } },
+        { $defs: { task: obj({ command: { type: 'string' } }) } },
+      ),
+    });
+    expect(classifyTool(ref)).toMatchObject({ class: 'outside' });
+    expect(classifyTool(ref).evidence[0]).toContain('"task.command"');
+  });
+
+  it('makes a created object that reaches people outside', () => {
+    expect(classOf(tool('create_issue', 'Create a new issue in a repository.'))).toBe('outside');
+    expect(classOf(tool('draft_email', 'Draft an email. Nothing is sent.'))).toBe('create');
+  });
+});
+
+describe('the plan', () => {
+  const protocol = {
+    era: 'modern',
+    discover: true,
+    tools: [tool('open_cart', 'Open a cart.'), tool('charge_card', 'Charge a card.')],
+    prompts: [{ name: 'summarise_week', arguments: [] }],
+    resources: [],
+    resourceTemplates: ['notes://{id}'],
+    deviations: [],
+  } as unknown as ProtocolInfo;
+
+  it('records every tool, prompt and template with a class, evidence and who calls it', () => {
+    const plan = buildCallPlan(protocol, { includeDestructive: false, allowTools: [] });
+    expect(plan.entries.map((e) => [e.kind, e.name, e.class, e.calledBy ?? e.reach])).toEqual([
+      ['tool', 'open_cart', 'create', 'default'],
+      ['tool', 'charge_card', 'destroy', '--allow-tool charge_card'],
+      ['prompt', 'summarise_week', 'read', 'default'],
+      ['resource-template', 'notes://{id}', 'read', 'default'],
+    ]);
+    for (const e of plan.entries) expect(e.evidence.length, e.name).toBeGreaterThan(0);
+  });
+
+  it('calls exactly the named tool with --allow-tool, and names a name the target lacks', () => {
+    const word = { includeDestructive: false, allowTools: ['charge_card', 'chrage_card'] };
+    const plan = buildCallPlan(protocol, word);
+    expect(plan.entries.find((e) => e.name === 'charge_card')?.calledBy).toBe('--allow-tool');
+    expect(unlistedAllowed(protocol, word)).toEqual(['chrage_card']);
+  });
+
+  it('holds back a prompt whose name says it acts, reachable only by --include-destructive', () => {
+    expect(classifyReadable('delete_drafts', undefined, 'prompts/get').class).toBe('destroy');
+    const plan = buildCallPlan(
+      { ...protocol, prompts: [{ name: 'delete_drafts', arguments: [] }] },
+      { includeDestructive: false, allowTools: [] },
+    );
+    expect(plan.entries.find((e) => e.kind === 'prompt')?.reach).toBe('--include-destructive');
+  });
+});
