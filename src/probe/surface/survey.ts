@@ -414,31 +414,10 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
     if (first.asked?.state !== undefined) flows.push(toolFlow(tool, perSlot[0]));
   }
 
-  // A later pass surveys its tools only: the resources and prompts were surveyed before.
-  if (only !== undefined) {
-    for (const [i, tool] of lastly.entries()) {
-      if (late()) {
-        unreached(lastly.slice(i), 'never called');
-        return done();
-      }
-      const call = toolCall(
-        tool.name,
-        argumentsFor(tool.inputSchema, { canary: '', boolean: false }),
-      );
-      const first = await ask(ctx, call, 'A', `survey: ${tool.name}, last (it takes nothing)`);
-      if (spent(first.exchange)) {
-        unreached(lastly.slice(i), 'never called', first.exchange);
-        return done();
-      }
-      failed(tool.name, first.exchange);
-      tried.push(`${tool.name} (${first.reading})`);
-      if (first.asked?.state !== undefined) flows.push(toolFlow(tool));
-    }
-    return done();
-  }
-
-  // 3. Resources: minted links, and templates filled with minted values.
-  const links = offers.filter(
+  // 3. Resources: minted links, and templates filled with minted values (in a later pass, what it
+  // minted: what was minted before was offered before).
+  const fresh = only === undefined ? offers : offers.filter((o) => minters.has(o.minter));
+  const links = fresh.filter(
     (o) => o.found.kind === 'link' || /^[a-z][a-z0-9+.-]*:\/\//i.test(o.found.value),
   );
   const resourceTries: { offer?: Offer; call: Call; template?: string }[] = [];
@@ -447,7 +426,7 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
   }
   for (const template of ctx.protocol.resourceTemplates.slice(0, MAX_RESOURCES)) {
     const variable = /\{[+#./;?&]?([^}]*)\}/.exec(template)?.[1] ?? '';
-    const best = offers
+    const best = fresh
       .filter((o) => !o.found.value.includes('://'))
       .map((offer) => ({
         offer,
@@ -460,7 +439,7 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
         template,
         call: consumerCall({ kind: 'resource', template }, best.offer.found.value, ''),
       });
-    else {
+    else if (only === undefined) {
       const uri = fillTemplate(template, makeCanary('survey'));
       resourceTries.push({
         template,
@@ -489,6 +468,27 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
           };
     if (recipe !== undefined) handles.push(recipe);
     if (first.asked?.state !== undefined) flows.push(resourceFlow(t.call, recipe));
+  }
+
+  // 4. A later pass: a tool that takes nothing acts on everything there is (`deleteall`): called
+  // last, once, after every tool and resource that takes a value was offered one.
+  for (const [i, tool] of lastly.entries()) {
+    if (late()) {
+      unreached(lastly.slice(i), 'never called');
+      return done();
+    }
+    const call = toolCall(
+      tool.name,
+      argumentsFor(tool.inputSchema, { canary: '', boolean: false }),
+    );
+    const first = await ask(ctx, call, 'A', `survey: ${tool.name}, last (it takes nothing)`);
+    if (spent(first.exchange)) {
+      unreached(lastly.slice(i), 'never called', first.exchange);
+      return done();
+    }
+    failed(tool.name, first.exchange);
+    tried.push(`${tool.name} (${first.reading})`);
+    if (first.asked?.state !== undefined) flows.push(toolFlow(tool));
   }
 
   return done();
