@@ -382,6 +382,7 @@ describe('the --config flags', () => {
     [['--config', config, '--concurrency', '65'], '--concurrency is at most 64'],
     [['--config', config, '--peer', 'http://h/mcp'], '--peer does not combine with --config'],
     [['--config', config, '--header', 'X: y'], '--header does not combine with --config'],
+    [['--config', config, '--plan'], '--plan takes one target (--http or --stdio)'],
     [
       ['--config', config, '--format', 'cert-x-gen'],
       '--format cert-x-gen has no report for several servers yet',

@@ -46,6 +46,11 @@ export function checkConfigFlags(
           : `--${flag} does not combine with --config (the servers come from the files)`,
       );
   }
+  // What each server would be called with is every report's plan; --plan itself prints one target's.
+  if (values['plan'] === true)
+    throw new ProbeUsageError(
+      "--plan takes one target (--http or --stdio); with --config every report carries each server's plan",
+    );
   if (!COMBINED_FORMATS.includes(format))
     throw new ProbeUsageError(
       `--format ${format} has no report for several servers yet; with --config use ${COMBINED_FORMATS.join(', ')}`,
