@@ -112,8 +112,8 @@ const SUBJECTS = new Set(
     'elle esta este ele ela questo questa deze dit het ten ta to bu этот эта это'
   ).split(' '),
 );
-// Words that open a question or a condition: what follows is not the tool's act.
-const HYPOTHETICAL = new Set('whether if ob si se'.split(' '));
+// Words that open a question or a condition (`until it is published`): what follows is not the tool's act.
+const HYPOTHETICAL = new Set('whether if unless until ob si se'.split(' '));
 // A clause that opens with one of these points at another tool (`Use delete_x to …`).
 const POINTERS = new Set('see like unlike instead via prefer'.split(' '));
 // Verb endings after an unspaced verb: `削除します`, `삭제합니다`; and what may close a clause.
