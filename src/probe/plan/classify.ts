@@ -479,7 +479,7 @@ export function classifyTool(tool: ToolInfo): Classified {
 
 /**
  * Classifies a prompt or a resource template: a read by the protocol (`prompts/get`,
- * `resources/read`), unless its name or description says it does harm.
+ * `resources/read`), unless its name or description says it destroys.
  */
 export function classifyReadable(
   name: string,
@@ -487,7 +487,9 @@ export function classifyReadable(
   what: 'prompts/get' | 'resources/read',
 ): Classified {
   const readings = [readName(name), description ? readDescription(description) : emptyReading()];
-  const harm = readings.find((r) => r.harm !== undefined)?.harm;
+  // A prompt's or a template's name is mostly its topic (`order_help`, `deploy_checklist`): only a
+  // word that destroys holds one back.
+  const harm = readings.find((r) => r.harm?.kind === 'destroy')?.harm;
   if (harm !== undefined) return { class: harm.kind, evidence: [`it says ${harm.word}`] };
   const unknown = readings.find((r) => r.unknown !== undefined)?.unknown;
   if (unknown !== undefined)
