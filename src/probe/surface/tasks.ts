@@ -116,7 +116,7 @@ export async function taskMakerOrEnd(
   if (found.maker !== undefined) return found;
   if (found.callable === 0)
     return skipped(
-      'the server declares tasks, but no tool is callable without --include-destructive',
+      'the server declares tasks, but the call plan calls none of its tools (--allow-tool <name> or --include-destructive would call one)',
     );
   return errored(
     `the server declares tasks, but no tool answered with one (tried ${found.tried.join(', ')})`,
