@@ -82,27 +82,6 @@ const LEAD_C = compile(LEAD_ONLY);
 const HARM_ALL = compile(DESTROY, OUTSIDE_VERBS, EXECUTE, MODIFY, LEAD_ONLY);
 const SAFE_ALL = compile(READ_VERBS, CREATE_VERBS);
 const READ_TAIL_C = compile(READ_VERBS, READ_TAILS);
-// Verbs that are also the nouns a name starts with (`run_history`, `page_list`, `release_status`).
-const NOUN_VERBS = compile(
-  LEAD_ONLY,
-  [...NAME_ONLY],
-  [
-    'run',
-    'runs',
-    'release',
-    'releases',
-    'ping',
-    'archive',
-    'order',
-    'orders',
-    'payment',
-    'payments',
-    'transfer',
-    'transfers',
-    'booking',
-    'bookings',
-  ],
-);
 const NEGATION_SET = new Set(NEGATIONS.map(fold));
 const CONJUNCTION_SET = new Set(CONJUNCTIONS.map(fold));
 // Words before a clause's verb that are its subject (`this tool deletes`, `it will send`).
@@ -241,13 +220,14 @@ function readName(name: string): Reading {
     )
       at = 1;
     let first = verbAt(words, at, glued && at === 0);
-    // A noun a verb can be (`run_history`, `page_list`) leads a name that ends in what it reports.
+    // A noun a verb can be (`run_history`, `page_list`, `invoice_summary`, `sync_status`) before
+    // what it reports, two words in all (`approve_expense_report` approves); never one that destroys.
     const tail = words[words.length - 1] as string;
     if (
       first !== undefined &&
       isHarm(first.kind) &&
-      words.length > 1 &&
-      matches(NOUN_VERBS, words[at] as string) &&
+      first.kind !== 'destroy' &&
+      words.length === 2 &&
       matches(READ_TAIL_C, tail)
     ) {
       note(reading, 'read', `"${tail}"`, s === 0);
@@ -269,10 +249,12 @@ function readName(name: string): Reading {
       const last =
         wordClass(lastWord, false) ??
         (matches(READ_TAIL_C, lastWord) ? { kind: 'read' as const, word: lastWord } : undefined);
-      const plural = /[^s]s$/.test(lastWord) || matches(LEAD_C, lastWord);
+      // At the end a noun is likelier than a verb that reaches out (`borrow_book`, `room_comments`);
+      // a verb that deletes or changes still counts there (`files_delete`).
+      const noun = /[^s]s$/.test(lastWord) || matches(LEAD_C, lastWord) || last?.kind === 'outside';
       // A short last word is too often another language's noun (`kanal_tim`) to make a tool safe.
       const tooShort = !isHarm(last?.kind ?? 'unknown') && lastWord.length < 4;
-      if (last !== undefined && !(plural && isHarm(last.kind)) && !tooShort)
+      if (last !== undefined && !(noun && isHarm(last.kind)) && !tooShort)
         note(reading, last.kind, `"${last.word}"`, s === 0 && first === undefined);
     }
     // A name led by no verb it knows (`bulk_delete_users`): a harm word anywhere in it counts.

@@ -231,8 +231,8 @@ export const ASKING_OBJECTS: ReadonlySet<string> = new Set(
 export const SHARED_OBJECTS: ReadonlySet<string> = new Set(
   (
     'issue issues pull merge request requests pr mr comment comments post posts message ' +
-    'messages review reviews invitation invitations invite invites branch branches release ' +
-    'releases tweet tweets email emails announcement announcements'
+    'messages review reviews invitation invitations invite invites branch branches tweet ' +
+    'tweets email emails announcement announcements'
   ).split(' '),
 );
 
@@ -256,7 +256,7 @@ export const DETERMINERS: ReadonlySet<string> = new Set(
 /** Words after which the next word is a verb (`is charged`, `will send`, `to delete`). */
 export const VERB_OPENERS: ReadonlySet<string> = new Set(
   (
-    'is are was were be been being will would shall should can could may might must ' +
+    'is are be being will would shall should can could may might must ' +
     'gets get got to also then and or it this tool which that ' +
     'wird werden wurde kann soll est sont sera es son sera e sono sara wordt worden'
   ).split(' '),
