@@ -132,6 +132,24 @@ for (const transport of ['http', 'stdio'] as const) {
           expect(guess?.severity).toBe('medium');
           expect(guess?.reason).toContain("A's id is refused to B as an unknown one is");
         });
+      if (variant === 'spanish-eighth')
+        it('tries every callable tool in the server order and finds the eighth, named in Spanish', () => {
+          const r = report.probes.find((p) => p.id === 'handle/task-cross-principal');
+          const called = sent(r)
+            .filter((m) => m.method === 'tools/call')
+            .map((m) => (m.params as { name?: string }).name);
+          expect(called.slice(0, 8)).toEqual([
+            'consultar_saldo',
+            'listar_clientes',
+            'ver_pedido',
+            'buscar_producto',
+            'mostrar_calendario',
+            'leer_nota',
+            'obtener_clima',
+            'generar_informe',
+          ]);
+          expect(r?.controls['taskCreated']?.observed).toBe('generar_informe answered with a task');
+        });
       if (variant === 'slow' || variant === 'slow-finished-leak')
         it("polls A's running task to its end before B presents A's id", () => {
           const r = report.probes.find((p) => p.id === 'handle/task-cross-principal');

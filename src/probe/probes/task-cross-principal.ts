@@ -4,6 +4,10 @@ import { taskMakerOrEnd } from '../surface/tasks.js';
 import { tryTaskPair } from '../trials/task-trial.js';
 import { report } from '../trials/trial.js';
 
+const MAX_CALLS = 72;
+/** What the experiment needs once a task tool is found (B's task, up to ten polls of each task, the reads, the list, the update and the cancel); the rest tries tools. */
+const EXPERIMENT_CALLS = 44;
+
 const RATIONALE = `
 A task is state that spans requests, referenced by its id alone: the client polls \`tasks/get\`,
 answers an \`input_required\` task with \`tasks/update\`, and may \`tasks/cancel\` it. The Tasks
@@ -35,10 +39,10 @@ export default defineProbe({
   severity: 'high',
   rationale: RATIONALE.trim(),
   references: [TASKS_SECURITY, HANDLE_HIJACKING],
-  maxCalls: 40,
+  maxCalls: MAX_CALLS,
   touches: ['task-ids'],
   async run(ctx) {
-    const found = await taskMakerOrEnd(ctx);
+    const found = await taskMakerOrEnd(ctx, MAX_CALLS - EXPERIMENT_CALLS);
     if (!('maker' in found)) return found;
     ctx.control('taskCreated', {
       held: true,
