@@ -15,7 +15,11 @@ extension says servers "MUST perform authentication and authorization checks on 
 request"; a store that looks tasks up by id alone lets anyone who sees an id (in a log, a shared
 context, a guess) read another client's task, answer its questions, or cancel it.
 
-A creates a task (a canary in the tool's free-form strings); B creates its own. For every task
+The task tool is found from \`tools/list\` (tools declaring \`execution.taskSupport\` first), then
+by calling every callable tool in the server's order within the budget. A creates a task (a canary
+in the tool's free-form strings); B creates its own; both are polled with \`tasks/get\` to their end
+(the server's \`pollInterval\` and \`ttl\` honoured, bounded), so what B sees of A's task is
+compared once A's result exists. For every task
 read the server offers (the extension's \`tasks/get\`, and 2025-11-25's \`tasks/result\` and
 \`tasks/list\` where a server still speaks them), A reads its task twice (what moves by itself is
 noise), B reads its own, B presents a forged id, then B presents A's. B then answers A's task with
