@@ -140,6 +140,11 @@ export interface ToolInfo {
   readonly description?: string;
   readonly inputSchema?: Record<string, unknown>;
   readonly annotations?: Record<string, unknown>;
+  /**
+   * `execution.taskSupport` as `tools/list` declares it (2025-11-25, kept by the Tasks extension):
+   * whether the tool answers with a task. Any other value is dropped.
+   */
+  readonly taskSupport?: 'required' | 'optional' | 'forbidden';
 }
 
 /** What the engine learned of the target before any probe ran. */

@@ -2,7 +2,9 @@
  * The task probes proven in all four verdicts, on both transports, against the task fixture's
  * variants: `unbound` confirms `handle/task-cross-principal`, `sequential` and `leaky-not-found`
  * confirm `handle/task-guessable` (the oracle alone at low severity), `fixed` refutes both,
- * `broken` (the owner cannot read its own task) errors both, `no-tasks` skips both; and the handle
+ * `broken` (the owner cannot read its own task) errors both, `no-tasks` skips both; a task that
+ * runs a while is polled to its end, so `slow-finished-leak` (A's finished result served to B)
+ * confirms the cross-principal probe and `slow` refutes it; and the handle
  * probe skips every variant (a task answer is no discovery failure). One scan per
  * variant and transport carries every assertion on it. HTTP scans run with
  * `--include-destructive`, stdio scans without, so `tasks/cancel` is shown gated both ways.
@@ -129,6 +131,36 @@ for (const transport of ['http', 'stdio'] as const) {
           const guess = report.probes.find((p) => p.id === 'handle/task-guessable');
           expect(guess?.severity).toBe('medium');
           expect(guess?.reason).toContain("A's id is refused to B as an unknown one is");
+        });
+      if (variant === 'spanish-eighth')
+        it('tries every callable tool in the server order and finds the eighth, named in Spanish', () => {
+          const r = report.probes.find((p) => p.id === 'handle/task-cross-principal');
+          const called = sent(r)
+            .filter((m) => m.method === 'tools/call')
+            .map((m) => (m.params as { name?: string }).name);
+          expect(called.slice(0, 8)).toEqual([
+            'consultar_saldo',
+            'listar_clientes',
+            'ver_pedido',
+            'buscar_producto',
+            'mostrar_calendario',
+            'leer_nota',
+            'obtener_clima',
+            'generar_informe',
+          ]);
+          expect(r?.controls['taskCreated']?.observed).toBe('generar_informe answered with a task');
+        });
+      if (variant === 'slow' || variant === 'slow-finished-leak')
+        it("polls A's running task to its end before B presents A's id", () => {
+          const r = report.probes.find((p) => p.id === 'handle/task-cross-principal');
+          const messages = sent(r);
+          const polls = messages.filter((m) => m.method === 'tasks/get');
+          // The creation answered `working`; A polled until it completed, then B was tried.
+          expect(JSON.stringify(r?.evidence)).toMatch(/A's task polled \d+ time\(s\): completed/);
+          expect(polls.length).toBeGreaterThan(5);
+          if (variant === 'slow-finished-leak')
+            expect(r?.reason).toContain("tasks/get showed A's canary");
+          else expect(r?.reason).toContain("B was refused A's task on tasks/get");
         });
     });
   }

@@ -4,6 +4,10 @@ import { taskMakerOrEnd } from '../surface/tasks.js';
 import { tryTaskPair } from '../trials/task-trial.js';
 import { report } from '../trials/trial.js';
 
+const MAX_CALLS = 72;
+/** What the experiment needs once a task tool is found (B's task, up to ten polls of each task, the reads, the list, the update and the cancel); the rest tries tools. */
+const EXPERIMENT_CALLS = 44;
+
 const RATIONALE = `
 A task is state that spans requests, referenced by its id alone: the client polls \`tasks/get\`,
 answers an \`input_required\` task with \`tasks/update\`, and may \`tasks/cancel\` it. The Tasks
@@ -11,7 +15,11 @@ extension says servers "MUST perform authentication and authorization checks on 
 request"; a store that looks tasks up by id alone lets anyone who sees an id (in a log, a shared
 context, a guess) read another client's task, answer its questions, or cancel it.
 
-A creates a task (a canary in the tool's free-form strings); B creates its own. For every task
+The task tool is found from \`tools/list\` (tools declaring \`execution.taskSupport\` first), then
+by calling every callable tool in the server's order within the budget. A creates a task (a canary
+in the tool's free-form strings); B creates its own; both are polled with \`tasks/get\` to their end
+(the server's \`pollInterval\` and \`ttl\` honoured, bounded), so what B sees of A's task is
+compared once A's result exists. For every task
 read the server offers (the extension's \`tasks/get\`, and 2025-11-25's \`tasks/result\` and
 \`tasks/list\` where a server still speaks them), A reads its task twice (what moves by itself is
 noise), B reads its own, B presents a forged id, then B presents A's. B then answers A's task with
@@ -35,10 +43,10 @@ export default defineProbe({
   severity: 'high',
   rationale: RATIONALE.trim(),
   references: [TASKS_SECURITY, HANDLE_HIJACKING],
-  maxCalls: 40,
+  maxCalls: MAX_CALLS,
   touches: ['task-ids'],
   async run(ctx) {
-    const found = await taskMakerOrEnd(ctx);
+    const found = await taskMakerOrEnd(ctx, MAX_CALLS - EXPERIMENT_CALLS);
     if (!('maker' in found)) return found;
     ctx.control('taskCreated', {
       held: true,

@@ -6,6 +6,10 @@ import { clockParts, MIN_ID_BITS, predictNext, varyingBits } from '../trials/tas
 import { forgedTaskId } from '../trials/task-trial.js';
 import { refusalView, sameRefusal } from '../trials/refusals.js';
 
+const MAX_CALLS = 40;
+/** What the experiment needs once a task tool is found (the discovery, three more tasks and four reads); the rest tries tools. */
+const EXPERIMENT_CALLS = 10;
+
 const RATIONALE = `
 The Tasks extension lets a task id act as a bearer token, and so says servers "MUST generate them
 with sufficient entropy". A counter (\`task-1\`, \`task-2\`), a clock, or a few random characters
@@ -32,10 +36,10 @@ export default defineProbe({
   severity: 'medium',
   rationale: RATIONALE.trim(),
   references: [TASKS_SECURITY],
-  maxCalls: 24,
+  maxCalls: MAX_CALLS,
   touches: ['task-ids'],
   async run(ctx) {
-    const found = await taskMakerOrEnd(ctx);
+    const found = await taskMakerOrEnd(ctx, MAX_CALLS - EXPERIMENT_CALLS);
     if (!('maker' in found)) return found;
     const ids = [found.first.taskId];
     for (const n of [2, 3]) {

@@ -15,8 +15,6 @@ import { argumentsFor, callableTools } from './schema.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
-/** Most tools tried when looking for one that answers with a task. */
-export const MAX_MAKER_TRIES = 6;
 const MAX_TASK_ID = 1024;
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
@@ -81,18 +79,35 @@ export type FoundMaker =
   | { readonly maker?: undefined; readonly tried: readonly string[]; readonly callable: number };
 
 /**
- * Call the callable tools as A, up to {@link MAX_MAKER_TRIES}, until one answers with a task.
- * Tools whose name or description speaks of tasks, jobs, exports or long-running work go first.
+ * The order tools are tried in when looking for a task: those `tools/list` declares as answering
+ * with one (`execution.taskSupport` `required`, then `optional`), then the undeclared, then those
+ * declared `forbidden`; within each, the server's own order. Nothing is read from names or
+ * descriptions, so a tool named in any language is tried like any other.
  */
-export async function findTaskMaker(ctx: ProbeContext): Promise<FoundMaker> {
-  const callable = callableTools(ctx.protocol.tools, ctx);
-  const hint = (t: ToolInfo): number =>
-    /task|job|export|long|async|background|poll|queue/i.test(`${t.name} ${t.description ?? ''}`)
+export function makerOrder(tools: readonly ToolInfo[]): ToolInfo[] {
+  const rank = (t: ToolInfo): number =>
+    t.taskSupport === 'required'
       ? 0
-      : 1;
-  const ordered = [...callable].sort((a, b) => hint(a) - hint(b));
+      : t.taskSupport === 'optional'
+        ? 1
+        : t.taskSupport === 'forbidden'
+          ? 3
+          : 2;
+  return tools
+    .map((t, i) => ({ t, i }))
+    .sort((a, b) => rank(a.t) - rank(b.t) || a.i - b.i)
+    .map((x) => x.t);
+}
+
+/**
+ * Call the callable tools as A, in {@link makerOrder}, until one answers with a task: every one
+ * of them, up to `maxTries` (what the probe's budget leaves beside its experiment).
+ */
+export async function findTaskMaker(ctx: ProbeContext, maxTries: number): Promise<FoundMaker> {
+  const callable = callableTools(ctx.protocol.tools, ctx);
+  const ordered = makerOrder(callable);
   const tried: string[] = [];
-  for (const tool of ordered.slice(0, MAX_MAKER_TRIES)) {
+  for (const tool of ordered.slice(0, Math.max(0, maxTries))) {
     const maker = makerOf(ctx, tool);
     const first = await maker.create('A', `A creates a task with ${tool.name}`);
     if (first.taskId !== undefined) return { maker, first: { ...first, taskId: first.taskId } };
@@ -108,18 +123,20 @@ export async function findTaskMaker(ctx: ProbeContext): Promise<FoundMaker> {
  */
 export async function taskMakerOrEnd(
   ctx: ProbeContext,
+  maxTries: number,
 ): Promise<Extract<FoundMaker, { maker: TaskMaker }> | ProbeDecision> {
   const { declared } = await declaresTasks(ctx);
   if (!declared)
     return skipped('precondition: the server declares no tasks (server/discover capabilities)');
-  const found = await findTaskMaker(ctx);
+  const found = await findTaskMaker(ctx, maxTries);
   if (found.maker !== undefined) return found;
   if (found.callable === 0)
     return skipped(
       'the server declares tasks, but the call plan calls none of its tools (--allow-tool <name> or --include-destructive would call one)',
     );
+  const untried = found.callable - found.tried.length;
   return errored(
-    `the server declares tasks, but no tool answered with one (tried ${found.tried.join(', ')})`,
+    `the server declares tasks, but no tool answered with one (tried ${found.tried.join(', ')}${untried > 0 ? `; ${untried} callable tool(s) left untried, past the budget` : ''})`,
   );
 }
 

@@ -23,6 +23,15 @@ const MAX_LISTED = 50;
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+const TASK_SUPPORT = ['required', 'optional', 'forbidden'] as const;
+
+/** A tool's declared `execution.taskSupport`, when it is one of the three values. */
+function taskSupportOf(execution: unknown): Pick<ToolInfo, 'taskSupport'> {
+  const v = isRecord(execution) ? execution.taskSupport : undefined;
+  const known = TASK_SUPPORT.find((s) => s === v);
+  return known === undefined ? {} : { taskSupport: known };
+}
+
 /** The tools of one `tools/list` result, added to `into` up to the most kept. */
 export function readTools(result: Record<string, unknown>, into: ToolInfo[]): void {
   const tools = Array.isArray(result.tools) ? result.tools : [];
@@ -34,6 +43,7 @@ export function readTools(result: Record<string, unknown>, into: ToolInfo[]): vo
       ...(typeof t.description === 'string' ? { description: t.description } : {}),
       ...(isRecord(t.inputSchema) ? { inputSchema: t.inputSchema } : {}),
       ...(isRecord(t.annotations) ? { annotations: t.annotations } : {}),
+      ...taskSupportOf(t.execution),
     });
   }
 }

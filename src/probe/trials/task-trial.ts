@@ -68,6 +68,75 @@ export function taskInputs(
 
 const accepted = (e: Exchange): boolean => readOutcome(e.outcome) === 'accepted';
 
+/**
+ * Bounds on waiting for a task to end: the server's `pollInterval` is honoured within
+ * [`minIntervalMs`, `maxIntervalMs`], no wait outlives the task's `ttl`, and no task is polled
+ * more than `maxPolls` times or for longer than `maxWaitMs`.
+ */
+export const TASK_POLL = {
+  maxPolls: 10,
+  maxWaitMs: 15_000,
+  minIntervalMs: 50,
+  maxIntervalMs: 2_000,
+  defaultIntervalMs: 250,
+} as const;
+
+/** Statuses a task does not leave by itself: ended, or waiting on its client. */
+const SETTLED = ['completed', 'failed', 'cancelled', 'input_required'];
+
+/** A duration in ms the task answer names (`pollInterval`, `ttl`), if a sane one. */
+function msOf(exchange: Exchange, key: string): number | undefined {
+  const r = resultOf(exchange);
+  const v = r[key] ?? (isRecord(r['task']) ? r['task'][key] : undefined);
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : undefined;
+}
+
+/** How polling a task ended. */
+export interface Settled {
+  /** The last answer on the task: the creation's when it was never polled. */
+  readonly last: Exchange;
+  readonly status?: string;
+  readonly polls: number;
+  /** Whether it still runs (`working`, or unknown) when the bounds ran out. */
+  readonly running: boolean;
+}
+
+/**
+ * Poll `taskId` as `who` with `tasks/get` until it leaves `working` (it completed, failed, was
+ * cancelled or waits for input), within {@link TASK_POLL} and the task's own `ttl`. A creation
+ * answer naming no status is read once. A refused or undecided poll ends the polling: what it
+ * means is the trial's to judge, with its controls.
+ */
+export async function settleTask(
+  ctx: ProbeContext,
+  taskId: string,
+  who: 'A' | 'B',
+  created: Exchange,
+): Promise<Settled> {
+  let last = created;
+  let status = statusOf(created);
+  const ttl = msOf(created, 'ttl');
+  const limit = Math.min(TASK_POLL.maxWaitMs, ttl ?? Infinity);
+  const started = Date.now();
+  let polls = 0;
+  while (
+    polls < TASK_POLL.maxPolls &&
+    (status === undefined ? polls === 0 : !SETTLED.includes(status))
+  ) {
+    const asked = msOf(last, 'pollInterval') ?? TASK_POLL.defaultIntervalMs;
+    const wait = Math.min(TASK_POLL.maxIntervalMs, Math.max(TASK_POLL.minIntervalMs, asked));
+    if (Date.now() - started + wait > limit) break;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    const next = await taskRequest(ctx, 'tasks/get', taskId, who, `${who} polls its task`);
+    polls++;
+    if (!accepted(next)) break;
+    last = next;
+    status = statusOf(next);
+  }
+  const running = status === undefined || !SETTLED.includes(status);
+  return { last, ...(status === undefined ? {} : { status }), polls, running };
+}
+
 /** What the trial found, beside its decision: for the guessable probe's oracle, and notes. */
 export interface TaskFindings {
   readonly learned: string[];
@@ -90,6 +159,18 @@ export async function tryTaskPair(
     return done(errored('B could not create a task of its own, so B is not a live identity'));
   }
   const tB = b.taskId;
+  // What B sees of A's task is compared once A's task has ended (its result exists), and B's own
+  // once B's has: a running task holds nothing yet to give away.
+  for (const [who, id, made] of [
+    ['A', tA, first.exchange],
+    ['B', tB, b.exchange],
+  ] as const) {
+    const settled = await settleTask(ctx, id, who, made);
+    if (settled.polls > 0)
+      ctx.note(
+        `${who}'s task polled ${settled.polls} time(s): ${settled.status ?? 'no status'}${settled.running ? ' (still running when the polling bounds ran out: compared before its end)' : ''}`,
+      );
+  }
   const forged = forgedTaskId(tB, [tA, tB]);
   const f: TaskFindings = { learned: [], changed: [], refused: [] };
   const aFirst: unknown[] = [resultOf(first.exchange)];
