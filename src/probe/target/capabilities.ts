@@ -75,7 +75,9 @@ export function unhonourable(required: Record<string, unknown>): string[] {
     const parts = HONOURABLE[key];
     const value = required[key];
     if (parts === undefined) {
-      out.push(named(key));
+      const inner = isRecord(value) ? Object.keys(value).slice(0, MAX_NAMES) : [];
+      if (inner.length === 0) out.push(named(key));
+      else for (const part of inner) out.push(`${named(key)}.${named(part)}`);
       continue;
     }
     if (!isRecord(value)) {
