@@ -72,6 +72,12 @@ export interface ProbeRunOptions {
   readonly onFailure?: () => void;
   /** Told of the capabilities a `-32021` asked for that the scanner cannot honour (by path). */
   readonly onLacking?: (capabilities: readonly string[]) => void;
+  /**
+   * Whether a run that asked for a capability the scanner cannot honour is skipped naming it
+   * (default true). Discovery says so: its own verdict is never reported, and a cut-short one must
+   * stay errored so what it did not reach is named.
+   */
+  readonly skipOnLacking?: boolean;
 }
 
 /** A surface with nothing on it. */
@@ -316,7 +322,11 @@ function verdictOf(rec: Recorder, decision: ProbeDecision): { verdict: Verdict; 
   // A server that asked for a client capability the scanner cannot honour decided nothing about
   // the property: the probe says which capability it lacks instead of reading errored.
   const lacking = [...rec.lacking, ...(rec.surfaceRead ? (options.surface?.lacking ?? []) : [])];
-  if ((verdict === 'errored' || verdict === 'skipped') && lacking.length > 0) {
+  if (
+    options.skipOnLacking !== false &&
+    (verdict === 'errored' || verdict === 'skipped') &&
+    lacking.length > 0
+  ) {
     const names = [...new Set(lacking)].slice(0, 8).join(', ');
     const was = verdict === 'errored' ? `; its own reading was errored: ${reason}` : `; ${reason}`;
     verdict = 'skipped';

@@ -54,6 +54,7 @@ export async function runSurvey(
   const lacking = new Set<string>();
   const result = await runProbe(probe, session, {
     ...options,
+    skipOnLacking: false,
     onLacking(names) {
       for (const name of names) lacking.add(name);
       options.onLacking?.(names);
