@@ -14,6 +14,9 @@ import { unhonourable, withRequired } from '../../src/probe/target/capabilities.
 import type { Evidence, ProbeResult, Target, TransportKind } from '../../src/probe/types.js';
 import { startInputKindsHttp, type Shape, type Variant } from '../servers/input-kinds.js';
 import { startHttpServer } from '../servers/http-server.js';
+import { startHostileProxy } from '../servers/hostile-proxy.js';
+import { TASK_EXPECTED, taskFixture } from '../../src/fixture/tasks/index.js';
+import { startForeign } from '../../src/fixture/foreign/targets.js';
 import { sessionOptions, stdioTarget } from './engine/helpers.js';
 
 const SERVER = fileURLToPath(new URL('../servers/input-kinds.ts', import.meta.url));
@@ -186,3 +189,32 @@ for (const transport of ['http', 'stdio'] as const)
       );
     }, 180_000);
   });
+
+describe('a task server that creates tasks only for a client declaring the Tasks extension', () => {
+  const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+  for (const variant of ['unbound', 'fixed'] as const)
+    it(`decides handle/task-cross-principal on the ${variant} twin as without the gate`, async () => {
+      const started = await startForeign(taskFixture, variant, 'http');
+      open.push(started);
+      if (started.target.kind !== 'http') throw new Error('an HTTP twin');
+      const proxy = await startHostileProxy(started.target.url, { fault: 'none', requires: TASKS });
+      open.push(proxy);
+      const id = 'handle/task-cross-principal';
+      const run = await runScan({
+        target: { kind: 'http', url: proxy.url },
+        probes: PROBES.filter((p) => p.id === id),
+        timeoutMs: 30_000,
+        deadlineMs: 120_000,
+        ...started.options,
+      });
+      const r = run.probes.find((p) => p.id === id);
+      expect(r?.verdict, `${r?.verdict}: ${r?.reason}`).toBe(TASK_EXPECTED[variant][id]);
+      // The survey met the gate first; the probe's own calls then declared the extension at once.
+      const declared = [...(run.surface?.evidence ?? []), ...(r?.evidence ?? [])].filter(
+        (e) =>
+          e.kind === 'http' &&
+          /\(declaring extensions\.io\.modelcontextprotocol\/tasks\)$/.test(e.label),
+      );
+      expect(declared).toHaveLength(1);
+    }, 180_000);
+});
