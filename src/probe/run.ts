@@ -27,6 +27,7 @@ import { VERDICTS } from './types.js';
 import type { Probe, ProbeContext, ProbeDecision, ProbeSettings } from './define.js';
 import type { Redactor } from './evidence/evidence.js';
 import { noteEvidence, stderrEvidence } from './evidence/evidence.js';
+import { requiredOf, unhonourable } from './target/capabilities.js';
 import {
   callRefusal,
   uncalledTools,
@@ -69,6 +70,14 @@ export interface ProbeRunOptions {
   readonly deadline?: AbortSignal;
   /** Told of each request the target did not answer (a timeout, a 5xx, a broken connection). */
   readonly onFailure?: () => void;
+  /** Told of the capabilities a `-32021` asked for that the scanner cannot honour (by path). */
+  readonly onLacking?: (capabilities: readonly string[]) => void;
+  /**
+   * Whether a run that asked for a capability the scanner cannot honour is skipped naming it
+   * (default true). Discovery says so: its own verdict is never reported, and a cut-short one must
+   * stay errored so what it did not reach is named.
+   */
+  readonly skipOnLacking?: boolean;
 }
 
 /** A surface with nothing on it. */
@@ -95,6 +104,8 @@ interface Recorder {
   /** Set once the result is built: a late exchange no longer joins its evidence. */
   finished: boolean;
   surfaceRead: boolean;
+  /** Capabilities a `-32021` to this probe asked for that the scanner cannot honour. */
+  readonly lacking: Set<string>;
 }
 
 /** A refusal to send, kept as a note: the budget, a blocked call, or the cap. */
@@ -205,8 +216,14 @@ async function send(
   const recorded = to.request(method, params, { ...opts, label, signal }).then((exchange) => {
     rec.inFlight = undefined;
     if (exchange.outcome.kind === 'failure') options.onFailure?.();
+    const required = requiredOf(exchange.outcome);
+    const lacking = required === undefined ? [] : unhonourable(required);
+    if (lacking.length > 0) {
+      for (const name of lacking) rec.lacking.add(name);
+      options.onLacking?.(lacking);
+    }
     options.minted?.learn(exchange.outcome, source);
-    if (!rec.finished) rec.evidence.push(exchange.evidence);
+    if (!rec.finished) rec.evidence.push(...(exchange.earlier ?? []), exchange.evidence);
     return exchange;
   });
   rec.lastRecorded = recorded;
@@ -302,6 +319,20 @@ function verdictOf(rec: Recorder, decision: ProbeDecision): { verdict: Verdict; 
   // they may be what it needed, and the user can opt in.
   if (verdict === 'skipped' && rec.surfaceRead && options.heldBack !== true)
     reason += leftAloneNote(session.protocol.tools, options);
+  // A server that asked for a client capability the scanner cannot honour decided nothing about
+  // the property: the probe says which capability it lacks instead of reading errored.
+  const lacking = [...rec.lacking, ...(rec.surfaceRead ? (options.surface?.lacking ?? []) : [])];
+  if (
+    options.skipOnLacking !== false &&
+    (verdict === 'errored' || verdict === 'skipped') &&
+    lacking.length > 0
+  ) {
+    const names = [...new Set(lacking)].slice(0, 8).join(', ');
+    const was = verdict === 'errored' ? `; its own reading was errored: ${reason}` : `; ${reason}`;
+    verdict = 'skipped';
+    reason = `the server requires client capability ${names} (-32021), which the scanner cannot honour${was}`;
+    return { verdict, reason };
+  }
   const failed = Object.entries(rec.controls).filter(([, c]) => !c.held);
   if ((verdict === 'confirmed' || verdict === 'refuted') && failed.length > 0) {
     rec.evidence.push(
@@ -364,6 +395,7 @@ export async function runProbe(
     lastRecorded: undefined,
     finished: false,
     surfaceRead: false,
+    lacking: new Set(),
   };
   const decision = await decide(rec, contextOf(rec));
   const { verdict, reason } = verdictOf(rec, decision);

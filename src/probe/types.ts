@@ -130,6 +130,11 @@ export type Outcome =
 export interface Exchange {
   readonly outcome: Outcome;
   readonly evidence: Evidence;
+  /**
+   * The exchanges this one answered, before it: a `-32021` whose capabilities the scanner then
+   * declared and asked again (`capabilities.ts`). Recorded before `evidence`.
+   */
+  readonly earlier?: readonly Evidence[];
 }
 
 /** A tool as `tools/list` described it. */

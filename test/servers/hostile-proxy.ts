@@ -33,6 +33,11 @@ export interface HostileOptions {
   readonly fault: Fault;
   /** Fault every n-th `tools/call` (1, the default: every one). Ignored by the SSE faults. */
   readonly every?: number;
+  /**
+   * Client capabilities every `tools/call` must declare in its `_meta` envelope: one that does not
+   * is answered `-32021` (HTTP 400) naming what it lacks, and never relayed (issue 34).
+   */
+  readonly requires?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
 /** A running proxy. */
@@ -135,6 +140,25 @@ function mangle(res: ServerResponse, fault: Fault, id: unknown, up: Upstream): v
   pump();
 }
 
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** What `message` does not declare of `options.requires`, or undefined when it declares it all. */
+function lacking(
+  message: { params?: unknown },
+  options: HostileOptions,
+): Record<string, unknown> | undefined {
+  const meta = isRecord(message.params) ? message.params['_meta'] : undefined;
+  const declared = isRecord(meta) ? meta['io.modelcontextprotocol/clientCapabilities'] : undefined;
+  const missing: Record<string, unknown> = {};
+  for (const [capability, parts] of Object.entries(options.requires ?? {})) {
+    const mine = isRecord(declared) ? declared[capability] : undefined;
+    const absent = Object.keys(parts).filter((p) => !isRecord(mine) || !(p in mine));
+    if (absent.length > 0) missing[capability] = Object.fromEntries(absent.map((p) => [p, {}]));
+  }
+  return Object.keys(missing).length > 0 ? missing : undefined;
+}
+
 /** Starts a proxy in front of `upstream` (an MCP endpoint URL) playing `options.fault`. */
 export async function startHostileProxy(
   upstream: string,
@@ -149,7 +173,23 @@ export async function startHostileProxy(
     req.on('data', (c: string) => (body += c));
     req.on('end', () => {
       void (async () => {
-        const message = JSON.parse(body) as { id?: unknown; method?: string };
+        const message = JSON.parse(body) as { id?: unknown; method?: string; params?: unknown };
+        const missing = message.method === 'tools/call' ? lacking(message, options) : undefined;
+        if (missing !== undefined) {
+          res.writeHead(400, { 'content-type': 'application/json' });
+          res.end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: message.id,
+              error: {
+                code: -32021,
+                message: 'Missing required client capability',
+                data: { requiredCapabilities: missing },
+              },
+            }),
+          );
+          return;
+        }
         const up = await relay(upstream, req, body);
         const plain = (): void => {
           res.writeHead(up.status, { 'content-type': up.contentType });

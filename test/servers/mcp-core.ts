@@ -6,6 +6,7 @@
 
 import { AGREEABLE, agreeableAnswer, type Agreeable } from './agreeable.js';
 import { HOSTILE_ERAS, hostileAnswer, type HostileEra } from './hostile-target.js';
+import { GATE_ERAS, gateAnswer, type GateEra } from './capability-gate.js';
 
 /** A JSON-RPC message as received. */
 export interface Incoming {
@@ -16,7 +17,7 @@ export interface Incoming {
 }
 
 /** Which era the core plays; the agreeable ones are modern servers that agree with everything. */
-export type Era = 'modern' | 'modern-no-discover' | 'legacy' | Agreeable | HostileEra;
+export type Era = 'modern' | 'modern-no-discover' | 'legacy' | Agreeable | HostileEra | GateEra;
 
 /** Tools the core lists; `delete_everything` is there so tests can prove it is never called. */
 export const TOOLS = [
@@ -51,6 +52,10 @@ export function answer(
       counts,
     );
   if (message.id === undefined) return undefined;
+  if ((GATE_ERAS as readonly string[]).includes(era)) {
+    const gated = gateAnswer(era as GateEra, message);
+    if (gated !== undefined) return gated;
+  }
   if ((AGREEABLE as readonly string[]).includes(era)) {
     if (message.method === 'tools/call') {
       const name = String(message.params?.name ?? '');

@@ -6,16 +6,24 @@
  * slow-start (reads nothing for 1.5 s, like a server that compiles or downloads itself first),
  * garbage (exits after answering a tools/call with garbage), crash-mid-answer, request-first, huge-line, nested, stderr-echo; and the agreeable
  * servers `yes`, `echo` and `echo-pretty` (see `agreeable.ts`); the hostile targets `hostile`,
- * `risky` and `markup` (see `hostile-target.ts`).
+ * `risky` and `markup` (see `hostile-target.ts`); the gated `needs-tasks` and `needs-telepathy`
+ * (see `capability-gate.ts`).
  */
 import { createInterface } from 'node:readline';
 import { AGREEABLE } from './agreeable.js';
 import { EVIL, HOSTILE_ERAS } from './hostile-target.js';
+import { GATE_ERAS } from './capability-gate.js';
 import { answer } from './mcp-core.js';
 import type { CallCounts, Era, Incoming } from './mcp-core.js';
 
 const scenario = process.argv[2] ?? 'modern';
-const ERAS: readonly string[] = ['legacy', 'modern-no-discover', ...AGREEABLE, ...HOSTILE_ERAS];
+const ERAS: readonly string[] = [
+  'legacy',
+  'modern-no-discover',
+  ...AGREEABLE,
+  ...HOSTILE_ERAS,
+  ...GATE_ERAS,
+];
 const era: Era = ERAS.includes(scenario) ? (scenario as Era) : 'modern';
 const counts: CallCounts = {};
 const out = (message: unknown): void => {

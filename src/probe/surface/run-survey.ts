@@ -51,7 +51,16 @@ export async function runSurvey(
       return skipped('discovery gives no verdict');
     },
   });
-  const result = await runProbe(probe, session, options);
+  const lacking = new Set<string>();
+  const result = await runProbe(probe, session, {
+    ...options,
+    skipOnLacking: false,
+    onLacking(names) {
+      for (const name of names) lacking.add(name);
+      options.onLacking?.(names);
+    },
+  });
+  if (lacking.size > 0) map = { ...map, lacking: [...lacking] };
   if (result.verdict === 'errored') {
     // Cut short (time cap, a thrown error): what it did not reach proves nothing.
     map = { ...map, failures: [...map.failures, `discovery did not finish: ${result.reason}`] };

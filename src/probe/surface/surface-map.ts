@@ -90,4 +90,6 @@ export interface SurfaceMap {
   readonly failures: readonly string[];
   /** Callable tools the survey did not finish with, and why (its time cap, its call budget). */
   readonly notReached?: readonly { readonly tool: string; readonly why: string }[];
+  /** Client capabilities a `-32021` asked for during discovery that the scanner cannot honour. */
+  readonly lacking?: readonly string[];
 }

@@ -3,6 +3,7 @@
  * identity, keeping the session id the server hands out for it.
  */
 import type { IdentityName, Outcome } from '../types.js';
+import { LEGACY_CAPABILITIES } from './capabilities.js';
 import { LEGACY_VERSION } from './session-options.js';
 import { identityHeaders, keepSession, type Wire } from './session-wire.js';
 
@@ -29,7 +30,7 @@ export async function initializeAs(
     identity === 'A' ? 'era: legacy initialize' : `legacy initialize as ${identity}`,
     {
       protocolVersion: wire.negotiated ?? LEGACY_VERSION,
-      capabilities: { elicitation: {} },
+      capabilities: LEGACY_CAPABILITIES,
       clientInfo: options.clientInfo,
     },
   );

@@ -11,7 +11,15 @@ import {
   type JsonRpcRequest,
 } from './jsonrpc.js';
 import { initializeAs, type HandshakeSend } from './legacy-handshake.js';
-import { LEGACY_VERSION, MODERN_VERSION } from './session-options.js';
+import { LEGACY_VERSION, META, MODERN_VERSION } from './session-options.js';
+import { noteEvidence } from '../evidence/evidence.js';
+import {
+  alreadyDeclared,
+  describeRequired,
+  requiredOf,
+  unhonourable,
+  withRequired,
+} from './capabilities.js';
 import {
   envelope,
   identityHeaders,
@@ -96,6 +104,44 @@ function exchangeOf(
  * limit, for the failure that says it fired.
  */
 export async function request(
+  wire: Wire,
+  method: string,
+  params: Record<string, unknown>,
+  opts: RequestOptions,
+  limit = 'the per-call limit, set by --timeout',
+): Promise<Exchange> {
+  const first = await requestOnce(wire, method, params, opts, limit);
+  const required = requiredOf(first.outcome);
+  const own = params['_meta'];
+  // A probe's own envelope is deliberate; a legacy session declares once, in `initialize`.
+  const ownCapabilities =
+    typeof own === 'object' && own !== null && `${META}clientCapabilities` in own;
+  if (
+    required === undefined ||
+    ownCapabilities ||
+    wire.framing === 'legacy' ||
+    unhonourable(required).length > 0 ||
+    alreadyDeclared(wire.declared, required)
+  )
+    return first;
+  // Every capability asked for can be honoured: declare it from now on, and ask again once.
+  wire.declared = withRequired(wire.declared, required);
+  const note = noteEvidence(
+    wire.options.redactor,
+    `-32021 asked for ${describeRequired(required)}; declared and asked again once`,
+  );
+  const again = await requestOnce(
+    wire,
+    method,
+    params,
+    { ...opts, label: `${opts.label} (declaring ${describeRequired(required)})` },
+    limit,
+  );
+  return { ...again, earlier: [first.evidence, note] };
+}
+
+/** One send of `method`, with no second try. */
+async function requestOnce(
   wire: Wire,
   method: string,
   params: Record<string, unknown>,

@@ -5,6 +5,7 @@
  */
 import type { Evidence, IdentityName, ProtocolInfo, RequestOptions, Target } from '../types.js';
 import type { Channel } from './jsonrpc.js';
+import { MODERN_CAPABILITIES } from './capabilities.js';
 import { processPerIdentity, sessionChannel } from './session-channel.js';
 import { META, MODERN_VERSION, type SessionOptions } from './session-options.js';
 
@@ -37,6 +38,11 @@ export interface Wire {
   lastSessionId: string | undefined;
   /** The JSON-RPC id of the next request. */
   nextId: number;
+  /**
+   * The client capabilities a modern request declares: the era's own, plus what a `-32021` asked
+   * for and the scanner can honour (`capabilities.ts`).
+   */
+  declared: Readonly<Record<string, unknown>>;
 }
 
 /** A fresh session's state on a channel to `target`. */
@@ -55,6 +61,7 @@ export function createWire(target: Target, options: SessionOptions): Wire {
     negotiated: undefined,
     lastSessionId: undefined,
     nextId: 1,
+    declared: MODERN_CAPABILITIES,
   };
 }
 
@@ -74,7 +81,7 @@ export function envelope(
       ? {}
       : {
           [`${META}protocolVersion`]: MODERN_VERSION,
-          [`${META}clientCapabilities`]: { elicitation: { form: {} } },
+          [`${META}clientCapabilities`]: wire.declared,
           [`${META}clientInfo`]: options.clientInfo,
         };
   if (target.kind === 'stdio' && options.identityEnv === undefined)

@@ -72,7 +72,7 @@ function openingStep(wire: Wire, evidence: Evidence[]): OpeningStep {
       { identity: 'A', label, timeoutMs },
       limit,
     );
-    evidence.push(exchange.evidence);
+    evidence.push(...(exchange.earlier ?? []), exchange.evidence);
     return exchange.outcome;
   };
 }

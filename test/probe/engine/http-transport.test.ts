@@ -131,6 +131,8 @@ describe('the HTTP channel against a modern server', () => {
     expect(meta['io.modelcontextprotocol/protocolVersion']).toBe('2026-07-28');
     expect(meta['io.modelcontextprotocol/clientCapabilities']).toEqual({
       elicitation: { form: {} },
+      sampling: {},
+      roots: {},
     });
     expect(meta['io.modelcontextprotocol/clientInfo']).toEqual({
       name: 'stateguard-test',
