@@ -158,8 +158,11 @@ const permissionIn = (passes: Passes, pass: 1 | 2): CallPermission =>
  * Discovery: pass 1 leaves the held-back tools alone; pass 2 calls them, offers them every value
  * minted so far, and offers what they mint to every consumer, the tools of pass 1 first.
  */
-async function survey(passes: Passes, pass: 1 | 2): Promise<Survey> {
+async function survey(passes: Passes, pass: 1 | 2, before?: Survey): Promise<Survey> {
   const { run } = passes;
+  // Pass 2 calls the unlocked tools, and any tool pass 1 did not reach (its time cap, its budget):
+  // a creator it never called may mint what only an unlocked consumer takes.
+  const missed = new Set((before?.map.notReached ?? []).map((n) => n.tool));
   run.progress({ phase: 'probe', id: SURVEY.id });
   const { clock } = run;
   return runSurvey(run.session, {
@@ -170,8 +173,10 @@ async function survey(passes: Passes, pass: 1 | 2): Promise<Survey> {
     offers: passes.offers,
     ...(pass === 2
       ? {
-          only: (t: ToolInfo) => grantOf(t, NOBODY) === undefined,
-          alsoConsumers: run.session.protocol.tools.filter((t) => grantOf(t, NOBODY) !== undefined),
+          only: (t: ToolInfo) => grantOf(t, NOBODY) === undefined || missed.has(t.name),
+          alsoConsumers: run.session.protocol.tools.filter(
+            (t) => grantOf(t, NOBODY) !== undefined && !missed.has(t.name),
+          ),
         }
       : {}),
     capMs: Math.max(0, Math.min(clock.remaining(), (clock.deadlineMs - clock.waited) / 3)),
@@ -290,7 +295,7 @@ async function secondPass(
 ): Promise<{ surface: NonNullable<RunReport['surface']>; requests: number } | undefined> {
   const { run } = passes;
   if (run.clock.remaining() <= 0) return undefined;
-  const later = await survey(passes, 2);
+  const later = await survey(passes, 2, found);
   const first = found.map;
   const map: SurfaceMap = {
     ...later.map,

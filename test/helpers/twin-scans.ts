@@ -16,6 +16,7 @@ export async function scanTwin(
   twin: ForeignTwin,
   variant: string,
   transport: TransportKind,
+  word: { readonly includeDestructive?: boolean } = {},
 ): Promise<RunReport> {
   const started = await startForeign(twin, variant, transport);
   try {
@@ -28,6 +29,7 @@ export async function scanTwin(
       timeoutMs: 30_000,
       deadlineMs: 120_000,
       ...(twin.allowTools === undefined ? {} : { allowTools: twin.allowTools }),
+      ...word,
       ...started.options,
     });
   } finally {
