@@ -81,6 +81,7 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
     target: args.target,
     identities: args.identities,
     ...(args.headers.length > 0 ? { headers: args.headers } : {}),
+    ...(args.secrets.length > 0 ? { secrets: args.secrets } : {}),
     settings: { ...shared.settings, ...(args.peer === undefined ? {} : { peer: args.peer }) },
     ...(args.quiet
       ? {}
@@ -120,6 +121,7 @@ async function printPlan(
     target: args.target,
     identities: args.identities,
     ...(args.headers.length > 0 ? { headers: args.headers } : {}),
+    ...(args.secrets.length > 0 ? { secrets: args.secrets } : {}),
   });
   for (const name of planned.unlisted)
     err(`stateguard scan: warning: --allow-tool ${name}: the target lists no tool of that name`);

@@ -47,6 +47,12 @@ Identities (default: two random ones per run):
                                --identity-header 'X-Api-Key: {identity}'
   --identity-env <NAME>        stdio: the server reads its identity from this environment
                                variable; A and B then run as two processes of the command
+  --env <NAME>                 stdio: pass this variable of the scanner's environment to the
+                               server (repeatable), e.g. --env API_TOKEN; its value is redacted
+                               in reports. Nothing else of it passes: the server starts in a
+                               minimal environment (PATH, HOME, the locale, …)
+  --env-file <file>            stdio: NAME=value lines for the server (at most 1 MiB), e.g.
+                               --env-file ./server.env; values are redacted in reports
   --header "<Name>: <value>"   HTTP: send this header on every request (repeatable), e.g.
                                --header 'X-Tenant: acme'; values are redacted in reports
 

@@ -27,8 +27,10 @@ export type Target =
       readonly command: string;
       readonly args: readonly string[];
       /**
-       * The child's whole environment. Absent: the scanner's own (`--stdio`); a server from a client
-       * configuration gets its own `env` over a minimal one (cli/config/minimal-env.ts).
+       * The child's whole environment. Absent: the scanner's own (a library caller's choice). The
+       * command line never leaves it absent: `--stdio` and `--peer-stdio` get the minimal one plus
+       * `--env`/`--env-file`, a server from a client configuration its own `env` over the minimal
+       * one (cli/config/minimal-env.ts).
        */
       readonly env?: Readonly<Record<string, string>>;
       /** The child's working directory; absent: the scanner's. */
