@@ -53,7 +53,7 @@ describe('a combined report with hostile names', () => {
 });
 
 describe('the baseline written for several servers', () => {
-  it("lists every server's confirmed findings under its target, and reads back as a baseline", () => {
+  it("lists every server's confirmed findings under its name, and reads back as a baseline", () => {
     const { text, entries } = combinedBaselineText(
       combined.servers,
       new Date('2026-12-01T00:00:00Z'),
@@ -63,14 +63,16 @@ describe('the baseline written for several servers', () => {
       [
         '# stateguard baseline written 2026-12-01 for 4 servers',
         '# stdio:./server.js (payments, .mcp.json:3)',
-        'state/tamper@stdio:./server.js',
+        'state/tamper@payments',
         '# stdio:./server.js (notes, .vscode/mcp.json:5)',
-        'state/tamper@stdio:./server.js',
+        'state/tamper@notes',
         '',
       ].join('\n'),
     );
+    // Two servers with one command line: each entry names its own server.
     expect(parseBaseline(text, 'b').entries.map((e) => e.text)).toEqual([
-      'state/tamper@stdio:./server.js',
+      'state/tamper@payments',
+      'state/tamper@notes',
     ]);
   });
 });
