@@ -23,6 +23,7 @@ import {
   progressLine,
   renderOptions,
   sharedScanConfig,
+  undecidedLines,
   unmatchedLines,
   writeBaseline,
 } from './scan-common.js';
@@ -96,6 +97,7 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
     );
   }
   if (baseline !== undefined) unmatchedLines(baseline, err);
+  undecidedLines(report, err);
   if (
     args.writeBaseline !== undefined &&
     !writeBaseline(args.writeBaseline, baselineText(report, new Date()), err)

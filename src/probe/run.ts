@@ -294,14 +294,20 @@ async function decide(rec: Recorder, ctx: ProbeContext): Promise<ProbeDecision> 
  * The verdict the runner gives: a skip after reading the surface names the tools left alone; a
  * confirmed or refuted verdict drawn while a control did not hold is `errored`, naming it.
  */
-function verdictOf(rec: Recorder, decision: ProbeDecision): { verdict: Verdict; reason: string } {
+function verdictOf(
+  rec: Recorder,
+  decision: ProbeDecision,
+): { verdict: Verdict; reason: string; decideWith?: string[] } {
   const { options, session } = rec;
   let verdict: Verdict = decision.verdict;
   let reason = String(decision.reason);
   // A probe that looked for something to test and found nothing says which tools were left alone:
-  // they may be what it needed, and the user can opt in.
-  if (verdict === 'skipped' && rec.surfaceRead && options.heldBack !== true)
+  // they may be what it needed, and the user can opt in. Until then the probe is undecided.
+  if (verdict === 'skipped' && rec.surfaceRead && options.heldBack !== true) {
     reason += leftAloneNote(session.protocol.tools, options);
+    const flags = uncalledTools(session.protocol.tools, options).map((u) => u.flag);
+    if (flags.length > 0) return { verdict, reason, decideWith: flags };
+  }
   const failed = Object.entries(rec.controls).filter(([, c]) => !c.held);
   if ((verdict === 'confirmed' || verdict === 'refuted') && failed.length > 0) {
     rec.evidence.push(
@@ -366,11 +372,12 @@ export async function runProbe(
     surfaceRead: false,
   };
   const decision = await decide(rec, contextOf(rec));
-  const { verdict, reason } = verdictOf(rec, decision);
+  const { verdict, reason, decideWith } = verdictOf(rec, decision);
   closeEvidence(rec);
   rec.finished = true;
   return {
     ...centralResult(probe, verdict, reason, rec.evidence, options.redactor),
+    ...(decideWith === undefined ? {} : { decideWith }),
     // A finding may weigh less than the probe's worst case (an existence oracle alone); a result
     // that is no finding keeps the probe's severity, so a rule reads the same on every run.
     ...(verdict === 'confirmed' && decision.severity !== undefined
