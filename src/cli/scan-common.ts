@@ -36,7 +36,7 @@ export function exitCodeOf(report: RunReport, allowUndecided = false): 0 | 1 | 3
 export function undecidedLines(report: RunReport, err: (line: string) => void, prefix = ''): void {
   for (const p of undecidedSurface(report))
     err(
-      `stateguard scan: ${prefix}undecided ${p.id}: its surface was left alone by the call plan; ${(p.decideWith ?? []).join(' or ')} would decide it (--allow-undecided passes without)`,
+      `stateguard scan: ${prefix}undecided ${p.id}: its surface may be there but was not tried; ${(p.decideWith ?? []).join(' or ')} would decide it (--allow-undecided passes without)`,
     );
 }
 

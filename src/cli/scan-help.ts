@@ -177,7 +177,8 @@ Exit codes: 0 something decided, nothing confirmed or errored · 1 something con
             something else decided, nothing confirmed · 4 nothing decided: no probe confirmed
             or refuted anything (the target unreachable, each probe skipped or errored), unless
             --allow-undecided · 5 undecided: a probe skipped whose surface the call plan left
-            alone (the report and stderr name the --allow-tool that would decide it), unless
+            alone, or whose tools each answered -32603 Internal error (the report and stderr
+            name what would decide it, e.g. --allow-tool refund_order), unless
             --allow-undecided; always 0 in cert-x-gen engine mode (the verdict is
             metadata.status)
             With --config, over all servers: 1 if any server has 1; else 4 if on any server

@@ -35,6 +35,7 @@ import {
 } from './surface/tool-risk.js';
 import type { EngineSession } from './target/session.js';
 import type { SurfaceMap } from './surface/recipes.js';
+import { INTERNAL_ERROR } from './surface/surface-map.js';
 import { AbortCause } from './target/jsonrpc.js';
 
 /** Options of one probe run. */
@@ -291,6 +292,20 @@ async function decide(rec: Recorder, ctx: ProbeContext): Promise<ProbeDecision> 
 }
 
 /**
+ * When every tool the survey tried answered `-32603 Internal error`, what would decide: the server
+ * failed before any tool ran (a guard that cannot read the principal, a missing configuration), so
+ * no skip after it says the surface is absent. Undefined when any tool answered otherwise.
+ */
+function onlyInternalErrors(tried: readonly string[]): string | undefined {
+  const tools = tried
+    .map((t) => /^(.+) \(([^()]*)\)$/.exec(t))
+    .filter((m): m is RegExpExecArray => m !== null && !m[1]!.startsWith('handle: '));
+  if (tools.length === 0 || tools.some((m) => m[2] !== INTERNAL_ERROR)) return undefined;
+  const names = [...new Set(tools.map((m) => m[1]))].join(', ');
+  return `a server that answers ${names} (each answered -32603 Internal error, so no tool ran)`;
+}
+
+/**
  * The verdict the runner gives: a skip after reading the surface names the tools left alone; a
  * confirmed or refuted verdict drawn while a control did not hold is `errored`, naming it.
  */
@@ -306,7 +321,9 @@ function verdictOf(
   if (verdict === 'skipped' && rec.surfaceRead && options.heldBack !== true) {
     reason += leftAloneNote(session.protocol.tools, options);
     const flags = uncalledTools(session.protocol.tools, options).map((u) => u.flag);
-    if (flags.length > 0) return { verdict, reason, decideWith: flags };
+    const broken = onlyInternalErrors(options.surface?.tried ?? []);
+    const decideWith = [...flags, ...(broken === undefined ? [] : [broken])];
+    if (decideWith.length > 0) return { verdict, reason, decideWith };
   }
   const failed = Object.entries(rec.controls).filter(([, c]) => !c.held);
   if ((verdict === 'confirmed' || verdict === 'refuted') && failed.length > 0) {

@@ -291,9 +291,10 @@ export interface ProbeResult {
   readonly baselined?: true;
   readonly reason: string;
   /**
-   * Set on a `skipped` result whose surface may exist but was left alone by the call plan (a flow
-   * or consumer behind a tool that writes, spends or deletes): the flags that would let the probe
-   * decide, e.g. `["--allow-tool refund_order"]`. Such a result is *undecided*: it fails the run
+   * Set on a `skipped` result whose surface may exist but was not tried: left alone by the call
+   * plan (a flow or consumer behind a tool that writes, spends or deletes), or behind tools that
+   * each answered `-32603 Internal error`. What would let the probe decide: a flag
+   * (`"--allow-tool refund_order"`) or the server answering those tools. Such a result is *undecided*: it fails the run
    * (exit 5) unless `--allow-undecided`.
    */
   readonly decideWith?: string[];

@@ -63,7 +63,7 @@ describe.each(['stdio', 'http'])('a flow left alone by the call plan, over %s', 
     // A skip that no opt-in would change (no tasks declared) is not undecided.
     expect(undecided).not.toContain('handle/task-cross-principal');
     expect(run.stderr).toContain(
-      'undecided state/tamper: its surface was left alone by the call plan; --allow-tool refund_order would decide it',
+      'undecided state/tamper: its surface may be there but was not tried; --allow-tool refund_order would decide it',
     );
     // The summary line (on stderr with --output) says it first.
     const summary = run.stderr.trim().split('\n').at(-1) ?? '';
@@ -81,5 +81,55 @@ describe.each(['stdio', 'http'])('a flow left alone by the call plan, over %s', 
       60_000,
     );
     expect(run.code, run.stderr).toBe(0);
+  });
+});
+
+describe('a server whose every tool call answers -32603 Internal error', () => {
+  it('over stdio: nothing decided (exit 4), each probe named undecided with the broken tools', async () => {
+    const run = await runCli(
+      ['scan', '--stdio', `${process.execPath} --import ${TSX_LOADER} ${SERVER} stdio --broken`],
+      {},
+      60_000,
+    );
+    expect(run.code, run.stderr).toBe(4);
+    expect(run.stderr).toContain(
+      'undecided state/tamper: its surface may be there but was not tried; a server that answers create_note, get_note (each answered -32603 Internal error, so no tool ran) would decide it',
+    );
+  });
+
+  it('over HTTP: the Origin probe decides, the rest are undecided: exit 5; --allow-undecided 0', async () => {
+    const child = spawn(process.execPath, ['--import', TSX_LOADER, SERVER, 'http', '--broken'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const broken = await new Promise<string>((resolve) => {
+        let out = '';
+        child.stdout.on('data', (c: Buffer) => {
+          out += c.toString();
+          const line = /^(http:\/\/\S+)\n/.exec(out);
+          if (line) resolve(line[1] as string);
+        });
+      });
+      const output = join(dir, 'broken.json');
+      const run = await runCli(
+        ['scan', '--http', broken, '--format', 'json', '--output', output, '--quiet'],
+        {},
+        60_000,
+      );
+      expect(run.code, run.stderr).toBe(5);
+      const report = JSON.parse(readFileSync(output, 'utf8')) as RunReport;
+      expect(report.probes.find((p) => p.id === 'transport/origin')?.verdict).toBe('refuted');
+      expect(report.probes.find((p) => p.id === 'state/tamper')?.decideWith).toEqual([
+        'a server that answers create_note, get_note (each answered -32603 Internal error, so no tool ran)',
+      ]);
+      const allowed = await runCli(
+        ['scan', '--http', broken, '--allow-undecided', '--quiet'],
+        {},
+        60_000,
+      );
+      expect(allowed.code, allowed.stderr).toBe(0);
+    } finally {
+      child.kill();
+    }
   });
 });

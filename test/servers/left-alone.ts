@@ -39,6 +39,9 @@ const TOOLS = [
   },
 ];
 
+/** `--broken`: every tool call answers `-32603 Internal error` (a guard wired to the wrong principal). */
+const BROKEN = process.argv.includes('--broken');
+
 const notes = new Map<string, { owner: string; text: string }>();
 
 function reply(message: Incoming, caller: string): Record<string, unknown> | undefined {
@@ -64,8 +67,10 @@ function reply(message: Incoming, caller: string): Record<string, unknown> | und
         _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'left-alone', version: '1.0.0' } },
       });
     case 'tools/list':
-      return ok({ tools: TOOLS });
+      // Broken, it lists no tool left alone: the internal errors alone leave the probes undecided.
+      return ok({ tools: BROKEN ? TOOLS.filter((t) => t.name !== 'refund_order') : TOOLS });
     case 'tools/call':
+      if (BROKEN) return fail(-32603, 'Internal error');
       switch (message.params?.name) {
         case 'create_note': {
           const id = `note-${randomBytes(12).toString('hex')}`;
