@@ -8,6 +8,7 @@ import { combinedBaselineText } from '../../src/cli/write-baseline.js';
 import { parseBaseline } from '../../src/probe/baseline.js';
 import type { CombinedReport } from '../../src/probe/types.js';
 import { REPORTERS } from '../../src/report/index.js';
+import { combinedSummaryLine } from '../../src/report/matrix.js';
 import { combined } from './sample-combined.js';
 
 const EVIL = 'evil\u001b[2J<script>x</script>|`[a](https://e.example)`\u202e\n# head';
@@ -74,5 +75,30 @@ describe('the baseline written for several servers', () => {
       'state/tamper@payments',
       'state/tamper@notes',
     ]);
+  });
+});
+
+describe('the summary over servers with an undecided probe', () => {
+  it('says it first', () => {
+    const [first, ...rest] = combined.servers;
+    if (first === undefined) throw new Error('no server');
+    const undecided: CombinedReport = {
+      ...combined,
+      servers: [
+        {
+          ...first,
+          probes: first.probes.map((p) =>
+            p.verdict === 'skipped' ? { ...p, decideWith: ['--allow-tool refund_order'] } : p,
+          ),
+        },
+        ...rest,
+      ],
+    };
+    const skipped = first.probes.filter((p) => p.verdict === 'skipped').length;
+    expect(skipped).toBeGreaterThan(0);
+    expect(combinedSummaryLine(undecided)).toMatch(
+      new RegExp(`^${skipped} undecided \\(the report names what would decide each\\) · `),
+    );
+    expect(combinedSummaryLine(combined)).not.toContain('undecided');
   });
 });
