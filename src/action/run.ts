@@ -141,17 +141,18 @@ function summaryOf(report: RunReport | CombinedReport, options: RenderOptions): 
     : markdown.render(report, options);
 }
 
-/** Scanner exit codes that come with a report: 0, 1, 3 and 4 (nothing decided). */
-const REPORTED = new Set([0, 1, 3, 4]);
+/** Scanner exit codes that come with a report: 0, 1, 3, 4 (nothing decided) and 5 (undecided). */
+const REPORTED = new Set([0, 1, 3, 4, 5]);
 
 /**
- * The step's exit code for the scanner's, under `fail-on`. A run that decided nothing (4) fails
- * under `confirmed` as well: a gate must not pass on a scan that proved nothing.
+ * The step's exit code for the scanner's, under `fail-on`. A run that decided nothing (4), or left a
+ * probe undecided (5), fails under `confirmed` as well: a gate must not pass on a scan that did not
+ * try what it could have.
  */
 export function gate(failOn: ActionInputs['failOn'], code: number): number {
   if (!REPORTED.has(code)) return code;
   if (failOn === 'never') return 0;
-  if (failOn === 'confirmed') return code === 1 || code === 4 ? code : 0;
+  if (failOn === 'confirmed') return code === 1 || code === 4 || code === 5 ? code : 0;
   return code;
 }
 
@@ -226,7 +227,9 @@ export async function runAction(io: ActionIo): Promise<number> {
   const what =
     code === 4
       ? `nothing decided: no probe confirmed or refuted anything (${tally.skipped} skipped, ${tally.errored} errored)`
-      : `${tally.confirmed} confirmed (${tally.baselined} baselined), ${tally.errored} errored`;
+      : code === 5
+        ? 'undecided: a probe whose surface the call plan left alone decided nothing (the report names the --allow-tool that would decide it)'
+        : `${tally.confirmed} confirmed (${tally.baselined} baselined), ${tally.errored} errored`;
   if (exit !== 0)
     out(`::error title=stateguard::${commandText(`${what}; fail-on ${inputs.failOn}`)}`);
   else if (code !== 0) out(`::warning title=stateguard::${commandText(what)}`);

@@ -6,7 +6,8 @@
  * Exit code over all servers: 1 when any server has an unbaselined confirmed finding or a stale
  * baseline entry; else 4 when on any server no probe decided anything (it could not be started,
  * was unreachable, or every probe skipped or errored), or when no server was scanned at all, unless
- * `--allow-undecided`; else 3 when any server errored; else 0. An entry left alone by design
+ * `--allow-undecided`; else 5 when a probe on any server is undecided (its surface left alone by
+ * the call plan), unless `--allow-undecided`; else 3 when any server errored; else 0. An entry left alone by design
  * (SSE-only, a transport the scanner does not speak) is reported but does not raise the exit code.
  */
 import { createRedactor } from '../probe/evidence/evidence.js';
@@ -24,18 +25,22 @@ import {
   progressLine,
   renderOptions,
   sharedScanConfig,
+  undecidedLines,
   unmatchedLines,
   writeBaseline,
 } from './scan-common.js';
 import { combinedBaselineText } from './write-baseline.js';
 
 /** The exit code of a combined report (see the module comment). */
-export function combinedExitCode(report: CombinedReport, allowUndecided = false): 0 | 1 | 3 | 4 {
+export function combinedExitCode(
+  report: CombinedReport,
+  allowUndecided = false,
+): 0 | 1 | 3 | 4 | 5 {
   if (report.servers.some(failsRun)) return 1;
   const scanned = report.servers.filter((r) => !notScanned(r));
   if (scanned.length === 0) return allowUndecided ? 3 : 4;
   const codes = scanned.map((r) => exitCodeOf(r, allowUndecided));
-  return codes.includes(4) ? 4 : codes.includes(3) ? 3 : 0;
+  return codes.includes(4) ? 4 : codes.includes(5) ? 5 : codes.includes(3) ? 3 : 0;
 }
 
 /** Runs the scan of `selection`; resolves with the exit code. */
@@ -80,6 +85,7 @@ export async function runConfigScan(
         `stateguard scan: stale baseline entry '${entry}' (server ${r.server?.name ?? r.target.display}): ${STALE_REASON}; remove it from ${r.baseline?.file ?? '--baseline'}`,
       );
     if (r.baseline !== undefined) unmatchedLines(r.baseline, err);
+    undecidedLines(r, err, `(server ${r.server?.name ?? r.target.display}) `);
   }
   if (
     args.writeBaseline !== undefined &&

@@ -11,6 +11,7 @@ import { ProbeUsageError } from '../errors.js';
 import type { Baseline } from '../probe/baseline.js';
 import { findProbe, PROBES } from '../probe/registry.js';
 import type { Probe } from '../probe/define.js';
+import type { ExtraSecret } from '../probe/evidence/evidence.js';
 import { SCAN_DEFAULTS } from '../probe/scan.js';
 import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/target/session.js';
 import type { HttpTls, Target } from '../probe/types.js';
@@ -25,6 +26,7 @@ import { headerLine, RESERVED_HEADERS, type HeaderLine } from './header-line.js'
 import { connectionPolicy, target } from './scan-target.js';
 import { ENGINE_FORMAT, engineInput, type EngineInput } from './engine-env.js';
 import { identityWarnings } from './scan-warnings.js';
+import { stdioLaunchEnv } from './stdio-env.js';
 import {
   checkConfigFlags,
   DEFAULT_CONCURRENCY,
@@ -52,6 +54,8 @@ export interface CommonScanArgs {
   readonly identityHeader?: HeaderLine;
   readonly identityEnv?: string;
   readonly headers: readonly HeaderLine[];
+  /** `--env` and `--env-file` values handed to a stdio target: redacted in every report. */
+  readonly secrets: readonly ExtraSecret[];
   readonly includeDestructive: boolean;
   /** `--allow-tool`: tools the user lets the scan call, by name, whatever their class. */
   readonly allowTools: readonly string[];
@@ -97,6 +101,8 @@ export const SCAN_OPTIONS = {
   'principal-meta-key': { type: 'string' },
   'identity-header': { type: 'string' },
   'identity-env': { type: 'string' },
+  env: { type: 'string', multiple: true },
+  'env-file': { type: 'string' },
   header: { type: 'string', multiple: true },
   ca: { type: 'string' },
   insecure: { type: 'boolean' },
@@ -268,6 +274,20 @@ export function parseScanArgs(
     throw new ProbeUsageError('--identity-header applies to --http targets only');
   if (identityEnv !== undefined && tgt !== undefined && tgt.kind !== 'stdio')
     throw new ProbeUsageError('--identity-env applies to --stdio targets only');
+  // Every stdio target starts in the minimal environment plus what --env and --env-file name.
+  const named = values.env ?? [];
+  if ((named.length > 0 || values['env-file'] !== undefined) && tgt?.kind !== 'stdio')
+    throw new ProbeUsageError(
+      fromConfig
+        ? `--${named.length > 0 ? 'env' : 'env-file'} applies to --stdio targets only; with --config, name the variable in the server's "env" entry`
+        : `--${named.length > 0 ? 'env' : 'env-file'} applies to --stdio targets only`,
+    );
+  const launch = tgt?.kind === 'stdio' ? stdioLaunchEnv(named, values['env-file'], env) : undefined;
+  warnings.push(...(launch?.warnings ?? []));
+  const withEnv = (t: Target): Target =>
+    t.kind === 'stdio' && launch !== undefined && t.env === undefined
+      ? { ...t, env: launch.env }
+      : t;
   const headers = (values.header ?? []).map((h) => headerLine('header', h, false) as HeaderLine);
   if (headers.length > 0 && tgt?.kind !== 'http')
     throw new ProbeUsageError('--header applies to --http targets only');
@@ -338,6 +358,7 @@ export function parseScanArgs(
     ...(identityHeader === undefined ? {} : { identityHeader }),
     ...(identityEnv === undefined ? {} : { identityEnv }),
     headers,
+    secrets: launch?.secrets ?? [],
     includeDestructive:
       (values['include-destructive'] ?? false) || engine?.includeDestructive === true,
     allowTools: allowedTools(values['allow-tool'] ?? []),
@@ -357,7 +378,7 @@ export function parseScanArgs(
       values['max-answer-bytes'],
       SCAN_DEFAULTS.maxAnswerBytes,
     ),
-    ...(tgt === undefined ? {} : peerTarget(values.peer, values['peer-stdio'], tgt)),
+    ...(tgt === undefined ? {} : withPeerEnv(peerTarget(values.peer, values['peer-stdio'], tgt))),
     ...(values['expiry-wait'] === undefined
       ? {}
       : { expiryWaitMs: duration('expiry-wait', values['expiry-wait'], 0) }),
@@ -374,7 +395,11 @@ export function parseScanArgs(
   };
   if (selection !== undefined) return { ...common, config: selection };
   if (tgt === undefined) throw new ProbeUsageError('no target'); // unreachable: target() threw
-  return { ...common, target: tgt };
+  return { ...common, target: withEnv(tgt) };
+
+  function withPeerEnv(p: { peer?: Target }): { peer?: Target } {
+    return p.peer === undefined ? {} : { peer: withEnv(p.peer) };
+  }
 }
 
 /** `--allow-tool <name>` values: each a tool name as the server lists it (no blanks around it). */

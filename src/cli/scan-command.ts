@@ -23,6 +23,7 @@ import {
   progressLine,
   renderOptions,
   sharedScanConfig,
+  undecidedLines,
   unmatchedLines,
   writeBaseline,
 } from './scan-common.js';
@@ -81,6 +82,7 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
     target: args.target,
     identities: args.identities,
     ...(args.headers.length > 0 ? { headers: args.headers } : {}),
+    ...(args.secrets.length > 0 ? { secrets: args.secrets } : {}),
     settings: { ...shared.settings, ...(args.peer === undefined ? {} : { peer: args.peer }) },
     ...(args.quiet
       ? {}
@@ -95,6 +97,7 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
     );
   }
   if (baseline !== undefined) unmatchedLines(baseline, err);
+  undecidedLines(report, err);
   if (
     args.writeBaseline !== undefined &&
     !writeBaseline(args.writeBaseline, baselineText(report, new Date()), err)
@@ -120,6 +123,7 @@ async function printPlan(
     target: args.target,
     identities: args.identities,
     ...(args.headers.length > 0 ? { headers: args.headers } : {}),
+    ...(args.secrets.length > 0 ? { secrets: args.secrets } : {}),
   });
   for (const name of planned.unlisted)
     err(`stateguard scan: warning: --allow-tool ${name}: the target lists no tool of that name`);

@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { failsRun, UNMATCHED_REASON } from '../probe/baseline.js';
-import { nothingDecided } from '../probe/decided.js';
+import { nothingDecided, undecidedSurface } from '../probe/decided.js';
 import type { ScanProgress } from '../probe/scan.js';
 import type { BaselineSummary, RunReport } from '../probe/types.js';
 import { sourceRootOf } from '../report/sarif-location.js';
@@ -17,14 +17,27 @@ import type { CommonScanArgs } from './scan-args.js';
 /**
  * Exit code of a finished scan: 1 when anything is confirmed and not baselined, or a baseline
  * entry is stale; else 4 when no probe decided anything (each skipped or errored, or none ran),
- * unless `allowUndecided`; else 3 when anything errored or the target answered nothing usable;
- * else 0.
+ * unless `allowUndecided`; else 5 when a probe is undecided (its surface left alone by the call
+ * plan; probe/decided.ts), unless `allowUndecided`; else 3 when anything errored or the target
+ * answered nothing usable; else 0.
  */
-export function exitCodeOf(report: RunReport, allowUndecided = false): 0 | 1 | 3 | 4 {
+export function exitCodeOf(report: RunReport, allowUndecided = false): 0 | 1 | 3 | 4 | 5 {
   if (failsRun(report)) return 1;
   if (!allowUndecided && nothingDecided(report)) return 4;
+  if (!allowUndecided && undecidedSurface(report).length > 0) return 5;
   if (report.problem !== undefined || report.probes.some((p) => p.verdict === 'errored')) return 3;
   return 0;
+}
+
+/**
+ * One stderr line per undecided probe, naming what would decide it: with `--output` the report is
+ * in a file, and a CI log must still say why the gate failed.
+ */
+export function undecidedLines(report: RunReport, err: (line: string) => void, prefix = ''): void {
+  for (const p of undecidedSurface(report))
+    err(
+      `stateguard scan: ${prefix}undecided ${p.id}: its surface may be there but was not tried; ${(p.decideWith ?? []).join(' or ')} would decide it (--allow-undecided passes without)`,
+    );
 }
 
 /** One progress event as a line for stderr (the caller adds the prefix). */

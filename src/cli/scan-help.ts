@@ -47,6 +47,12 @@ Identities (default: two random ones per run):
                                --identity-header 'X-Api-Key: {identity}'
   --identity-env <NAME>        stdio: the server reads its identity from this environment
                                variable; A and B then run as two processes of the command
+  --env <NAME>                 stdio: pass this variable of the scanner's environment to the
+                               server (repeatable), e.g. --env API_TOKEN; its value is redacted
+                               in reports. Nothing else of it passes: the server starts in a
+                               minimal environment (PATH, HOME, the locale, …)
+  --env-file <file>            stdio: NAME=value lines for the server (at most 1 MiB), e.g.
+                               --env-file ./server.env; values are redacted in reports
   --header "<Name>: <value>"   HTTP: send this header on every request (repeatable), e.g.
                                --header 'X-Tenant: acme'; values are redacted in reports
 
@@ -140,9 +146,10 @@ Output:
                                entries (<probe-id>@<target>), under a comment naming the date
                                and target, e.g. --write-baseline .stateguard-baseline
   --allow-undecided            exit as the other verdicts say when no probe decided anything
-                               (each skipped or errored, or the target unreachable); without
-                               it such a run exits 4, so a gate cannot pass on a scan that
-                               proved nothing
+                               (each skipped or errored, or the target unreachable), or when
+                               a probe is undecided (its flow or consumer left alone by the
+                               call plan); without it such a run exits 4 or 5, so a gate
+                               cannot pass on a scan that proved nothing or did not try
   --evidence <mode>            text, sarif, junit, html: ${EVIDENCE_MODES.join(' | ')} (default summary)
   --all                        sarif: also emit refuted (kind pass) and skipped (kind
                                notApplicable) results; off by default, because some consumers
@@ -169,9 +176,12 @@ Exit codes: 0 something decided, nothing confirmed or errored · 1 something con
             not baselined), or a stale baseline entry · 2 usage error · 3 something errored,
             something else decided, nothing confirmed · 4 nothing decided: no probe confirmed
             or refuted anything (the target unreachable, each probe skipped or errored), unless
+            --allow-undecided · 5 undecided: a probe skipped whose surface the call plan left
+            alone, or whose tools each answered -32603 Internal error (the report and stderr
+            name what would decide it, e.g. --allow-tool refund_order), unless
             --allow-undecided; always 0 in cert-x-gen engine mode (the verdict is
             metadata.status)
             With --config, over all servers: 1 if any server has 1; else 4 if on any server
-            nothing was decided (or it was not started, or nothing was scanned); else 3 if any
-            errored; an SSE-only entry does not count
+            nothing was decided (or it was not started, or nothing was scanned); else 5 if any
+            has an undecided probe; else 3 if any errored; an SSE-only entry does not count
 `;

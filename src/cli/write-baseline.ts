@@ -5,6 +5,9 @@
  */
 import type { RunReport } from '../probe/types.js';
 
+/** A server's name a baseline entry can hold (`<probe-id>@github`); see probe/baseline.ts. */
+const SERVER_NAME = /^[A-Za-z0-9][\w.-]*$/;
+
 /** The baseline file for `report`, written on `date`, and how many entries it holds. */
 export function baselineText(report: RunReport, date: Date): { text: string; entries: number } {
   const ids = report.probes.filter((p) => p.verdict === 'confirmed').map((p) => p.id);
@@ -20,7 +23,8 @@ export function baselineText(report: RunReport, date: Date): { text: string; ent
 
 /**
  * The baseline file for a `--config` scan: every server's confirmed findings, each entry limited
- * to its server's target, grouped under a comment naming the server and where it is declared.
+ * to its one server (by name, or its exact target), grouped under a comment naming the server and
+ * where it is declared.
  */
 export function combinedBaselineText(
   reports: readonly RunReport[],
@@ -29,14 +33,22 @@ export function combinedBaselineText(
   const day = date.toISOString().slice(0, 10);
   let entries = 0;
   const lines = [`# stateguard baseline written ${day} for ${reports.length} servers`];
+  const names = reports.map((r) => r.server?.name);
   for (const report of reports) {
     const ids = report.probes.filter((p) => p.verdict === 'confirmed').map((p) => p.id);
     if (ids.length === 0) continue;
-    const target = report.target.display.replace(/[\r\n]/g, ' ');
+    const display = report.target.display.replace(/[\r\n]/g, ' ');
+    // Each entry matches one server: by its name where the name is one no other server has (two
+    // local servers may share a command line or a loopback host), else by its exact target.
+    const name = report.server?.name;
+    const target =
+      name !== undefined && SERVER_NAME.test(name) && names.filter((n) => n === name).length === 1
+        ? name
+        : display;
     const s = report.server;
     const where =
       s === undefined ? '' : ` (${s.name}, ${s.file}:${s.line})`.replace(/[\r\n]/g, ' ');
-    lines.push(`# ${target}${where}`, ...ids.map((id) => `${id}@${target}`));
+    lines.push(`# ${display}${where}`, ...ids.map((id) => `${id}@${target}`));
     entries += ids.length;
   }
   return { text: `${lines.join('\n')}\n`, entries };

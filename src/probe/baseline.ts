@@ -7,7 +7,8 @@
  * `http://127.0.0.1:3000/mcp`, or the name of a `--config` server), compared after normalising
  * ({@link targetKey}): the host's case, a default port, a trailing slash, runs of blanks in a
  * command, and any port on a loopback address (`localhost`, `127.0.0.1` and `[::1]` are one host,
- * so a server on a new port still matches). A line whose first non-blank
+ * so a server on a new port still matches; not in a `--config` run, where several local servers
+ * share loopback and an entry must match one of them). A line whose first non-blank
  * character is `#` is a comment; blank lines are ignored. Comments are whole lines only, because a
  * target may itself hold a `#` (a URL fragment, a quoted argument).
  *
@@ -59,7 +60,7 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
  * is `https://mcp.example.com/mcp`; `stdio:node  server.js` is `stdio:node server.js`. A server's
  * name is itself.
  */
-export function targetKey(target: string): string {
+export function targetKey(target: string, exact = false): string {
   if (target.startsWith('stdio:')) return `stdio:${target.slice(6).trim().replace(/\s+/g, ' ')}`;
   if (!/^https?:\/\//i.test(target)) return target;
   let url: URL;
@@ -68,16 +69,23 @@ export function targetKey(target: string): string {
   } catch {
     return target;
   }
-  const host = LOOPBACK.has(url.hostname) || /^127\./.test(url.hostname) ? 'loopback' : url.host;
+  const loopback = LOOPBACK.has(url.hostname) || /^127\./.test(url.hostname);
+  const host = loopback && !exact ? 'loopback' : url.host;
   const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : '';
   return `${url.protocol}//${host}${path}${url.search}`;
 }
 
-/** True when entry `e` applies to `report`: no target, or the report's target or server name. */
+/**
+ * True when entry `e` applies to `report`: no target, or the report's target or server name. In a
+ * `--config` run (the report names its server) a target matches exactly, loopback host and port
+ * included: there several local servers listen on loopback, and an entry written for one must not
+ * accept another's finding.
+ */
 function applies(e: BaselineEntry, report: RunReport): boolean {
   if (e.target === undefined) return true;
   if (report.server?.name === e.target) return true;
-  return targetKey(e.target) === targetKey(report.target.display);
+  const exact = report.server !== undefined;
+  return targetKey(e.target, exact) === targetKey(report.target.display, exact);
 }
 
 /** The probe id of an entry as written: `state/tamper@stdio:x` → `state/tamper`. */

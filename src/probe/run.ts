@@ -36,6 +36,7 @@ import {
 } from './surface/tool-risk.js';
 import type { EngineSession } from './target/session.js';
 import type { SurfaceMap } from './surface/recipes.js';
+import { INTERNAL_ERROR } from './surface/surface-map.js';
 import { AbortCause } from './target/jsonrpc.js';
 
 /** Options of one probe run. */
@@ -308,17 +309,39 @@ async function decide(rec: Recorder, ctx: ProbeContext): Promise<ProbeDecision> 
 }
 
 /**
+ * When every tool the survey tried answered `-32603 Internal error`, what would decide: the server
+ * failed before any tool ran (a guard that cannot read the principal, a missing configuration), so
+ * no skip after it says the surface is absent. Undefined when any tool answered otherwise.
+ */
+function onlyInternalErrors(tried: readonly string[]): string | undefined {
+  const tools = tried
+    .map((t) => /^(.+) \(([^()]*)\)$/.exec(t))
+    .filter((m): m is RegExpExecArray => m !== null && !m[1]!.startsWith('handle: '));
+  if (tools.length === 0 || tools.some((m) => m[2] !== INTERNAL_ERROR)) return undefined;
+  const names = [...new Set(tools.map((m) => m[1]))].join(', ');
+  return `a server that answers ${names} (each answered -32603 Internal error, so no tool ran)`;
+}
+
+/**
  * The verdict the runner gives: a skip after reading the surface names the tools left alone; a
  * confirmed or refuted verdict drawn while a control did not hold is `errored`, naming it.
  */
-function verdictOf(rec: Recorder, decision: ProbeDecision): { verdict: Verdict; reason: string } {
+function verdictOf(
+  rec: Recorder,
+  decision: ProbeDecision,
+): { verdict: Verdict; reason: string; decideWith?: string[] } {
   const { options, session } = rec;
   let verdict: Verdict = decision.verdict;
   let reason = String(decision.reason);
   // A probe that looked for something to test and found nothing says which tools were left alone:
-  // they may be what it needed, and the user can opt in.
-  if (verdict === 'skipped' && rec.surfaceRead && options.heldBack !== true)
+  // they may be what it needed, and the user can opt in. Until then the probe is undecided.
+  let decideWith: string[] = [];
+  if (verdict === 'skipped' && rec.surfaceRead && options.heldBack !== true) {
     reason += leftAloneNote(session.protocol.tools, options);
+    const flags = uncalledTools(session.protocol.tools, options).map((u) => u.flag);
+    const broken = onlyInternalErrors(options.surface?.tried ?? []);
+    decideWith = [...flags, ...(broken === undefined ? [] : [broken])];
+  }
   // A server that asked for a client capability the scanner cannot honour decided nothing about
   // the property: the probe says which capability it lacks instead of reading errored.
   const lacking = [...rec.lacking, ...(rec.surfaceRead ? (options.surface?.lacking ?? []) : [])];
@@ -333,6 +356,7 @@ function verdictOf(rec: Recorder, decision: ProbeDecision): { verdict: Verdict; 
     reason = `the server requires client capability ${names} (-32021), which the scanner cannot honour${was}`;
     return { verdict, reason };
   }
+  if (decideWith.length > 0) return { verdict, reason, decideWith };
   const failed = Object.entries(rec.controls).filter(([, c]) => !c.held);
   if ((verdict === 'confirmed' || verdict === 'refuted') && failed.length > 0) {
     rec.evidence.push(
@@ -398,11 +422,12 @@ export async function runProbe(
     lacking: new Set(),
   };
   const decision = await decide(rec, contextOf(rec));
-  const { verdict, reason } = verdictOf(rec, decision);
+  const { verdict, reason, decideWith } = verdictOf(rec, decision);
   closeEvidence(rec);
   rec.finished = true;
   return {
     ...centralResult(probe, verdict, reason, rec.evidence, options.redactor),
+    ...(decideWith === undefined ? {} : { decideWith }),
     // A finding may weigh less than the probe's worst case (an existence oracle alone); a result
     // that is no finding keeps the probe's severity, so a rule reads the same on every run.
     ...(verdict === 'confirmed' && decision.severity !== undefined

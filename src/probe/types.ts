@@ -27,8 +27,10 @@ export type Target =
       readonly command: string;
       readonly args: readonly string[];
       /**
-       * The child's whole environment. Absent: the scanner's own (`--stdio`); a server from a client
-       * configuration gets its own `env` over a minimal one (cli/config/minimal-env.ts).
+       * The child's whole environment. Absent: the scanner's own (a library caller's choice). The
+       * command line never leaves it absent: `--stdio` and `--peer-stdio` get the minimal one plus
+       * `--env`/`--env-file`, a server from a client configuration its own `env` over the minimal
+       * one (cli/config/minimal-env.ts).
        */
       readonly env?: Readonly<Record<string, string>>;
       /** The child's working directory; absent: the scanner's. */
@@ -298,6 +300,14 @@ export interface ProbeResult {
    */
   readonly baselined?: true;
   readonly reason: string;
+  /**
+   * Set on a `skipped` result whose surface may exist but was not tried: left alone by the call
+   * plan (a flow or consumer behind a tool that writes, spends or deletes), or behind tools that
+   * each answered `-32603 Internal error`. What would let the probe decide: a flag
+   * (`"--allow-tool refund_order"`) or the server answering those tools. Such a result is *undecided*: it fails the run
+   * (exit 5) unless `--allow-undecided`.
+   */
+  readonly decideWith?: string[];
   readonly controls: Record<string, ControlResult>;
   readonly observations: Observation[];
   readonly evidence: Evidence[];

@@ -3,7 +3,7 @@
  * Markdown reporters, and the one-line summary of a combined report.
  */
 import { failsRun } from '../probe/baseline.js';
-import { nothingDecided } from '../probe/decided.js';
+import { nothingDecided, undecidedSurface } from '../probe/decided.js';
 import type { CombinedReport, RunReport, Verdict } from '../probe/types.js';
 import { VERDICTS } from '../probe/types.js';
 
@@ -71,6 +71,10 @@ export function combinedSummaryLine(report: CombinedReport): string {
     (r, i) => (statuses[i] === 'clean' || statuses[i] === 'errored') && nothingDecided(r),
   ).length;
   if (unproven > 0) aside.push(`${unproven} with nothing decided`);
+  // Said first, as in one server's summary: what a gate fails on (exit 5) and why.
+  const undecided = report.servers.reduce((k, s) => k + undecidedSurface(s).length, 0);
+  if (undecided > 0)
+    counts.unshift(`${undecided} undecided (the report names what would decide each)`);
   const n = report.servers.length;
   return `${counts.join(' · ')} across ${n} server${n === 1 ? '' : 's'}${aside.length > 0 ? ` (${aside.join(', ')})` : ''}`;
 }

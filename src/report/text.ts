@@ -3,7 +3,7 @@
  * beneath, an evidence summary, and the summary line. `errored` is never green.
  */
 
-import { nothingDecided } from '../probe/decided.js';
+import { nothingDecided, undecidedClause } from '../probe/decided.js';
 import { onTargetProblem, TARGET_PROBLEM_REASON } from './headline.js';
 import { STALE_REASON } from '../probe/baseline.js';
 import type {
@@ -54,6 +54,9 @@ export function summaryLine(report: RunReport): string {
       counts.push(`${unmatched} unmatched baseline ${unmatched === 1 ? 'entry' : 'entries'}`);
   }
   if (nothingDecided(report)) counts.push('nothing decided');
+  // Said first: a gate that fails on it must say why before anything else.
+  const undecided = nothingDecided(report) ? undefined : undecidedClause(report);
+  if (undecided !== undefined) counts.unshift(undecided);
   return `${counts.join(' · ')} (target: ${visible(report.target.display)})`;
 }
 

@@ -54,7 +54,11 @@ function parseOutputs(text: string): Record<string, string> {
 
 let runs = 0;
 /** Runs the step in a fresh workspace with these inputs, as a runner would. */
-function runStep(inputs: Record<string, string>, prepare?: (ws: string) => void): Promise<StepRun> {
+function runStep(
+  inputs: Record<string, string>,
+  prepare?: (ws: string) => void,
+  job: NodeJS.ProcessEnv = {},
+): Promise<StepRun> {
   const base = join(root, `run-${++runs}`);
   const workspace = join(base, 'workspace');
   const temp = join(base, 'runner-temp');
@@ -74,6 +78,7 @@ function runStep(inputs: Record<string, string>, prepare?: (ws: string) => void)
     RUNNER_TEMP: temp,
     GITHUB_OUTPUT: outputFile,
     GITHUB_STEP_SUMMARY: summaryFile,
+    ...job,
     ...Object.fromEntries(
       Object.entries(inputs).map(([k, v]) => [`INPUT_${k.toUpperCase().replace(/-/g, '_')}`, v]),
     ),
@@ -313,6 +318,25 @@ describe('the GitHub Action step', () => {
     },
     30_000,
   );
+
+  it("keeps the job's environment from a stdio target: a get_env server's answer holds no secret", async () => {
+    const secret = 'ghs_jobToken0f3a9c51d2e7';
+    const server = fileURLToPath(new URL('../servers/env-echo.ts', import.meta.url));
+    const run = await runStep(
+      { target: `stdio: ${process.execPath} --import ${TSX} ${server}`, 'fail-on': 'never' },
+      undefined,
+      { DEPLOY_TOKEN: secret },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const report = readFileSync(run.outputs['report-file'] ?? '', 'utf8');
+    // The server was called and its environment is in the evidence: the minimal one only.
+    expect(report).toContain('get_env');
+    expect(report).toContain('PATH');
+    expect(report).not.toContain('DEPLOY_TOKEN');
+    for (const file of ['report-file', 'sarif-file', 'markdown-file'])
+      expect(readFileSync(run.outputs[file] ?? '', 'utf8')).not.toContain(secret);
+    expect(`${run.stdout}${run.stderr}${run.summary}`).not.toContain(secret);
+  }, 90_000);
 
   it('fails with exit 2 and no SARIF output when the scanner refuses its arguments', async () => {
     const run = await runStep({ target: flawed.url, args: '--timeout forever' });

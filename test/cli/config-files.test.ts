@@ -17,7 +17,12 @@ import { substitute } from '../../src/cli/config/substitute.js';
 import { pool } from '../../src/cli/pool.js';
 import { parseScanArgs } from '../../src/cli/scan-args.js';
 import { ProbeUsageError } from '../../src/errors.js';
-import { applyBaselineToServers, failsRun, parseBaseline } from '../../src/probe/baseline.js';
+import {
+  applyBaseline,
+  applyBaselineToServers,
+  failsRun,
+  parseBaseline,
+} from '../../src/probe/baseline.js';
 import type { CombinedReport, RunReport } from '../../src/probe/types.js';
 import { combined } from '../report/sample-combined.js';
 import { report } from '../report/sample-report.js';
@@ -511,6 +516,30 @@ describe('a baseline over several servers', () => {
     });
     expect(failsRun(strict[0] as RunReport)).toBe(true);
     expect(failsRun(strict[1] as RunReport)).toBe(false);
+  });
+
+  it('lets an entry written for one loopback server accept nothing on another', () => {
+    const confirmed = (name: string, display: string): RunReport => ({
+      ...server(name, display, 'confirmed'),
+      target: { kind: 'http', display },
+    });
+    const servers = [
+      confirmed('billing', 'http://127.0.0.1:3001/mcp'),
+      confirmed('notes', 'http://localhost:3002/mcp'),
+    ];
+    const byTarget = parseBaseline('state/tamper@http://127.0.0.1:3001/mcp\n', 'b.txt');
+    const [billing, notes] = applyBaselineToServers(servers, byTarget);
+    expect(billing?.baseline?.baselined).toEqual(['state/tamper']);
+    expect(notes?.baseline?.baselined).toEqual([]);
+    expect(failsRun(notes as RunReport)).toBe(true);
+    const [, byName] = applyBaselineToServers(
+      servers,
+      parseBaseline('state/tamper@billing\n', 'b'),
+    );
+    expect(failsRun(byName as RunReport)).toBe(true);
+    // A single-target run still folds loopback: a fixture on a fresh port keeps its baseline.
+    const { server: _, ...single } = servers[1] as RunReport;
+    expect(failsRun(applyBaseline(single, byTarget))).toBe(false);
   });
 
   it('stales a bare entry that no server confirms any more', () => {

@@ -8,6 +8,7 @@ import { combinedBaselineText } from '../../src/cli/write-baseline.js';
 import { parseBaseline } from '../../src/probe/baseline.js';
 import type { CombinedReport } from '../../src/probe/types.js';
 import { REPORTERS } from '../../src/report/index.js';
+import { combinedSummaryLine } from '../../src/report/matrix.js';
 import { combined } from './sample-combined.js';
 
 const EVIL = 'evil\u001b[2J<script>x</script>|`[a](https://e.example)`\u202e\n# head';
@@ -53,7 +54,7 @@ describe('a combined report with hostile names', () => {
 });
 
 describe('the baseline written for several servers', () => {
-  it("lists every server's confirmed findings under its target, and reads back as a baseline", () => {
+  it("lists every server's confirmed findings under its name, and reads back as a baseline", () => {
     const { text, entries } = combinedBaselineText(
       combined.servers,
       new Date('2026-12-01T00:00:00Z'),
@@ -63,14 +64,41 @@ describe('the baseline written for several servers', () => {
       [
         '# stateguard baseline written 2026-12-01 for 4 servers',
         '# stdio:./server.js (payments, .mcp.json:3)',
-        'state/tamper@stdio:./server.js',
+        'state/tamper@payments',
         '# stdio:./server.js (notes, .vscode/mcp.json:5)',
-        'state/tamper@stdio:./server.js',
+        'state/tamper@notes',
         '',
       ].join('\n'),
     );
+    // Two servers with one command line: each entry names its own server.
     expect(parseBaseline(text, 'b').entries.map((e) => e.text)).toEqual([
-      'state/tamper@stdio:./server.js',
+      'state/tamper@payments',
+      'state/tamper@notes',
     ]);
+  });
+});
+
+describe('the summary over servers with an undecided probe', () => {
+  it('says it first', () => {
+    const [first, ...rest] = combined.servers;
+    if (first === undefined) throw new Error('no server');
+    const undecided: CombinedReport = {
+      ...combined,
+      servers: [
+        {
+          ...first,
+          probes: first.probes.map((p) =>
+            p.verdict === 'skipped' ? { ...p, decideWith: ['--allow-tool refund_order'] } : p,
+          ),
+        },
+        ...rest,
+      ],
+    };
+    const skipped = first.probes.filter((p) => p.verdict === 'skipped').length;
+    expect(skipped).toBeGreaterThan(0);
+    expect(combinedSummaryLine(undecided)).toMatch(
+      new RegExp(`^${skipped} undecided \\(the report names what would decide each\\) · `),
+    );
+    expect(combinedSummaryLine(combined)).not.toContain('undecided');
   });
 });

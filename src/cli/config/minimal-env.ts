@@ -57,3 +57,21 @@ export function minimalEnv(
   }
   return out;
 }
+
+/**
+ * The environment every stdio target starts with (`--stdio`, `--peer-stdio`, the Action's target,
+ * a server of a client configuration): the minimal one taken from the scanner's environment, with
+ * `extra` on top. A `null` in `extra` removes the variable (VS Code's rule for an entry's `env`).
+ */
+export function stdioEnv(
+  scanner: NodeJS.ProcessEnv,
+  extra: Readonly<Record<string, string | null>> = {},
+  platform: NodeJS.Platform = process.platform,
+): Record<string, string> {
+  const env = minimalEnv(scanner, platform);
+  for (const [name, value] of Object.entries(extra)) {
+    if (value === null) delete env[name];
+    else env[name] = value;
+  }
+  return env;
+}

@@ -18,7 +18,7 @@ import type { ConnectionPolicy } from '../../probe/target/http-connection.js';
 import { visibleLine } from '../../report/visible.js';
 import { RESERVED_HEADERS, type HeaderLine } from '../header-line.js';
 import type { ConfigServer } from './formats.js';
-import { minimalEnv } from './minimal-env.js';
+import { stdioEnv } from './minimal-env.js';
 import {
   inputVariable,
   substitute,
@@ -67,9 +67,9 @@ export function identityVariable(identity: IdentityName, server: string): string
 }
 
 /** The largest env file read. */
-const MAX_ENV_FILE_BYTES = 1024 * 1024;
+export const MAX_ENV_FILE_BYTES = 1024 * 1024;
 /** Values shorter than this are not redacted: `1` or `true` would blank out half the evidence. */
-const MIN_REDACTED = 8;
+export const MIN_REDACTED = 8;
 
 /** `KEY=value` lines (optional `export `, quotes, `#` comments), as dotenv files write them. */
 export function parseEnvFile(text: string): Record<string, string> {
@@ -202,11 +202,7 @@ export function planServer(server: ConfigServer, options: PlanOptions): ServerPl
       }
     }
     // The entry's own env wins over its env file, and both over the minimal environment.
-    const env: Record<string, string> = { ...minimalEnv(options.env), ...fromFile };
-    for (const [k, v] of Object.entries(own)) {
-      if (v === null) delete env[k];
-      else env[k] = v;
-    }
+    const env = stdioEnv(options.env, { ...fromFile, ...own });
     const declared = [...Object.entries(fromFile), ...Object.entries(own)]
       .filter((e): e is [string, string] => typeof e[1] === 'string')
       .map(([name, value]) => ({ name, value }));

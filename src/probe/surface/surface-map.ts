@@ -80,6 +80,9 @@ export interface FlowRecipe {
   readonly choice?: Choice;
 }
 
+/** How `tried` names a tool whose placeholder call was answered `-32603 Internal error`. */
+export const INTERNAL_ERROR = 'internal error -32603';
+
 /** Everything discovery found, and what it tried. */
 export interface SurfaceMap {
   readonly handles: readonly HandleRecipe[];

@@ -38,6 +38,7 @@ import {
   type ToolInfo,
 } from '../types.js';
 import { harvestMint, type Found } from './harvest.js';
+import { INTERNAL_ERROR } from './surface-map.js';
 import { classOf, isRiskyParameter, judgeTool, type CallPermission } from './tool-risk.js';
 import { choiceFill, choiceName, choicesFor, type Choice } from './choices.js';
 import { classifyReadable } from '../plan/classify.js';
@@ -234,7 +235,10 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
       return done();
     }
     failed(tool.name, first.exchange);
-    tried.push(`${tool.name} (${first.reading})`);
+    // An internal error is no refusal of the arguments: the tool never ran (probe/run.ts reads it).
+    const internal =
+      first.exchange.outcome.kind === 'error' && first.exchange.outcome.code === -32603;
+    tried.push(`${tool.name} (${internal ? INTERNAL_ERROR : first.reading})`);
     if (first.asked?.state === undefined && first.reading !== 'failure') unopened.push(tool);
     if (first.reading === 'refused') {
       refusedPlaceholder.add(tool);
