@@ -69,7 +69,14 @@ async function scanForeign(
 ): Promise<Row> {
   const started = await startForeign(twin, variant, transport);
   try {
-    const report = await runScan({ target: started.target, probes: PROBES, ...started.options });
+    // A twin whose flaw lives on a tool the call plan leaves alone is scanned with the user's word
+    // for it (--allow-tool), as its proof is.
+    const report = await runScan({
+      target: started.target,
+      probes: PROBES,
+      ...(twin.allowTools === undefined ? {} : { allowTools: twin.allowTools }),
+      ...started.options,
+    });
     const expected = { ...twin.expected[variant], ...extra };
     return { name: `${twin.id} ${variant}`, transport, report, expected };
   } finally {
