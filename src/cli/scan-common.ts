@@ -34,10 +34,15 @@ export function exitCodeOf(report: RunReport, allowUndecided = false): 0 | 1 | 3
  * in a file, and a CI log must still say why the gate failed.
  */
 export function undecidedLines(report: RunReport, err: (line: string) => void, prefix = ''): void {
-  for (const p of undecidedSurface(report))
+  for (const p of undecidedSurface(report)) {
+    // A server may leave dozens of tools alone: three by name, then how many more, one line each.
+    const all = p.decideWith ?? [];
+    const named = all.slice(0, 3).join(' or ');
+    const more = all.length > 3 ? ` (or ${all.length - 3} more, each in the report's plan)` : '';
     err(
-      `stateguard scan: ${prefix}undecided ${p.id}: its surface may be there but was not tried; ${(p.decideWith ?? []).join(' or ')} would decide it (--allow-undecided passes without)`,
+      `stateguard scan: ${prefix}undecided ${p.id}: its surface may be there but was not tried; ${named}${more} would decide it (--allow-undecided passes without)`,
     );
+  }
 }
 
 /** One progress event as a line for stderr (the caller adds the prefix). */
