@@ -1,8 +1,10 @@
 /**
- * The words the scanner reads a tool's risk from, in the languages tool authors write in most:
+ * The words that say a tool does harm (the call plan's harm lists: `plan/classify.ts` reads them;
+ * the words that can make a tool callable are in `plan/lexicon.ts`), in the languages tool authors
+ * write in most:
  * English, German, French, Spanish, Portuguese, Italian, Dutch, Polish, Russian, Turkish,
  * Japanese (kana/kanji and romaji), Chinese (simplified and traditional) and Korean. This is the
- * one hand-written list; `tool-risk.ts` holds the rules that read it.
+ * one hand-written list of harm; `plan/classify.ts` holds the rules that read it.
  *
  * How an entry matches (after folding, see `words.ts`: lower case, no diacritics, `ß` → `ss`):
  * - `word`: the whole word, or, in a glued name (`deleteall`, `kontoloeschen`), its start or its
@@ -23,7 +25,7 @@
  * Wiktionary inflection table of the verb shares them and no common word of the same language
  * does (`terminat*`, not `termin*`: terminal; exact `pagar`, not `pag*`: page).
  *
- * Before adding a word, add a declaration to `test/probe/tool-risk-corpus.json` that needs it, and
+ * Before adding a word, add a declaration to `test/probe/data/tool-plan-corpus.json` that needs it, and
  * one that must stay callable despite it; the corpus test prints every disagreement.
  */
 
@@ -206,84 +208,6 @@ export const MODIFY: readonly string[] = [
   '업데이트', '갱신', '수정', '변경', '편집', '설정', '이동', '교체', '활성화', '쓰기',
 ];
 
-/**
- * Verbs that read or return something to the caller. A name that starts with one (or, in the
- * languages that put the verb last, ends with one) reads: the words after it are what it reads
- * (`get_deleted_items`, `list_cancelled_orders`, `konto_anzeigen`, `予約一覧`).
- */
-// prettier-ignore
-export const READ: readonly string[] = [
-  // English
-  'get', 'gets', 'list', 'lists', 'read', 'reads', 'fetch', 'fetches', 'search', 'searches',
-  'find', 'finds', 'show', 'shows', 'describe', 'describes', 'lookup', 'look', 'view', 'views',
-  'check', 'checks', 'count', 'counts', 'preview', 'previews', 'inspect', 'inspects',
-  'retrieve', 'retrieves', 'load', 'loads', 'export', 'exports', 'download', 'downloads',
-  'render', 'renders', 'validate', 'validates', 'verify', 'verifies', 'explain', 'explains',
-  'summarize', 'summarise', 'summarizes', 'analyze', 'analyse', 'analyzes', 'compare',
-  'compares', 'estimate', 'estimates', 'calculate', 'calculates', 'compute', 'computes',
-  'convert', 'converts', 'translate', 'translates', 'format', 'formats', 'parse', 'parses',
-  'resolve', 'resolves', 'suggest', 'suggests', 'recommend', 'recommends', 'query', 'queries',
-  'return', 'returns', 'print', 'prints', 'browse', 'peek', 'display', 'displays', 'watch',
-  'poll', 'test', 'diff', 'audit', 'scan', 'inspect', 'whoami', 'echo', 'echoes', 'simulate',
-  'dry', 'plan', 'draft', 'quote', 'forecast', 'detect', 'classify', 'extract', 'generate',
-  'generates', 'lint', 'review', 'track', 'trace', 'monitor',
-  // German
-  'hole', 'holen', 'holt', 'abrufen', 'rufe', 'anzeigen', 'zeige', 'zeigt', 'lesen', 'lies',
-  'liest', 'suche', 'suchen', 'sucht', 'finde', 'finden', 'findet', 'liste', 'listen',
-  'auflisten', 'listet', 'prüfe', 'prüfen', 'prüft', 'ermittle', 'ermitteln', 'berechne',
-  'berechnen', 'zähle', 'exportiere', 'exportieren', 'lade', 'laden', 'liefert', 'gibt',
-  'vorschau', 'abfragen', 'übersetze', 'übersetzen',
-  // French
-  'obtenir', 'obtient', 'obtiens', 'lister', 'liste', 'listez', 'lire', 'lit', 'lis',
-  'afficher', 'affiche', 'chercher', 'cherche', 'rechercher', 'recherche', 'trouver', 'trouve',
-  'consulter', 'consulte', 'voir', 'vérifier', 'vérifie', 'récupérer', 'récupère', 'exporter',
-  'exporte', 'télécharger', 'télécharge', 'renvoie', 'retourne', 'donne', 'calculer',
-  'calcule', 'aperçu', 'traduire', 'traduit',
-  // Spanish
-  'obtener', 'obtiene', 'obten', 'listar', 'lista', 'enumera', 'leer', 'lee', 'mostrar',
-  'muestra', 'buscar', 'busca', 'encontrar', 'encuentra', 'consultar', 'consulta', 'ver',
-  'verificar', 'verifica', 'comprobar', 'comprueba', 'recuperar', 'recupera', 'descargar',
-  'descarga', 'exportar', 'exporta', 'devuelve', 'calcular', 'calcula', 'traducir', 'traduce',
-  // Portuguese
-  'obter', 'obtem', 'listar', 'lista', 'ler', 'mostrar', 'mostra', 'exibir', 'exibe',
-  'buscar', 'busca', 'procurar', 'procura', 'encontrar', 'consultar', 'consulta', 'ver',
-  'verificar', 'verifica', 'recuperar', 'recupera', 'baixar', 'baixa', 'exportar', 'retorna',
-  'devolve', 'calcular', 'calcula', 'traduzir',
-  // Italian
-  'ottieni', 'ottenere', 'elenca', 'elencare', 'leggi', 'leggere', 'legge', 'mostra',
-  'mostrare', 'cerca', 'cercare', 'trova', 'trovare', 'visualizza', 'visualizzare', 'controlla',
-  'controllare', 'verifica', 'verificare', 'recupera', 'recuperare', 'scarica', 'scaricare',
-  'esporta', 'esportare', 'restituisce', 'calcola', 'traduci', 'anteprima',
-  // Dutch
-  'haal', 'halen', 'haalt', 'ophalen', 'lijst', 'toon', 'tonen', 'toont', 'lees', 'lezen',
-  'leest', 'zoek', 'zoeken', 'zoekt', 'vind', 'vinden', 'vindt', 'bekijk', 'bekijken',
-  'controleer', 'controleren', 'exporteer', 'exporteren', 'bereken', 'geeft', 'opvragen',
-  // Polish
-  'pobierz', 'pobiera', 'listuj', 'wylistuj', 'lista', 'czytaj', 'odczytaj', 'odczytuje',
-  'pokaż', 'pokazuje', 'wyświetl', 'wyświetla', 'szukaj', 'wyszukaj', 'wyszukuje', 'znajdź',
-  'znajduje', 'sprawdź', 'sprawdza', 'eksportuj', 'oblicz', 'zwraca', 'podgląd', 'przetłumacz',
-  // Russian
-  'получить', 'получи', 'получает', 'список', 'прочитать', 'прочитай', 'читать', 'читает',
-  'показать', 'покажи', 'показывает', 'найти', 'найди', 'находит', 'поиск', 'искать', 'ищет',
-  'проверить', 'проверь', 'проверяет', 'просмотр', 'посмотреть', 'вывести', 'выводит',
-  'экспорт', 'экспортировать', 'скачать', 'возвращает', 'вычислить', 'рассчитать',
-  'перевести', 'переводит',
-  // Turkish
-  'getir', 'getirir', 'listele', 'listeler', 'oku', 'okur', 'göster', 'gösterir', 'ara',
-  'arar', 'bul', 'bulur', 'sorgula', 'sorgular', 'kontrol', 'görüntüle', 'görüntüler', 'indir',
-  'hesapla', 'döndürür', 'çevir',
-  // Japanese
-  'shutoku', 'ichiran', 'kensaku', 'hyouji', 'hyoji', 'kakunin', 'sanshou', 'sansho',
-  'yomikomi', 'yomu', 'shoukai', 'shokai', 'etsuran', '取得', '一覧', '検索', '表示', '確認',
-  '参照', '読み', '閲覧', '照会', '見る', '調べ', '計算', '翻訳', 'プレビュー',
-  // Chinese
-  '获取', '獲取', '查询', '查詢', '列出', '搜索', '搜尋', '查看', '显示', '顯示', '读取', '讀取',
-  '查找', '列表', '预览', '預覽', '计算', '計算', '翻译', '翻譯', '导出', '匯出', '下载', '下載',
-  // Korean
-  '조회', '목록', '검색', '보기', '가져오', '읽기', '확인', '미리보기', '계산', '번역', '내보내',
-  '다운로드',
-];
-
 /** Words of a name or description that say the tool runs commands, code or queries. */
 // prettier-ignore
 export const EXECUTE: readonly string[] = [
@@ -426,24 +350,4 @@ export const IRREVERSIBLE: readonly RegExp[] = [
   /\bбезвозвратн|\bнеобратим/u,
   /\bkalici olarak\b|\bgeri alinamaz/u,
   /元に戻せ|復元できません|不可恢复|无法恢复|無法恢復|无法撤销|無法撤銷|不可撤销|永久删除|永久刪除|되돌릴 수 없|복구할 수 없|영구(적으로)? 삭제/u,
-];
-
-/**
- * Verbs that make or add something for the caller (create, add, upload, book): not destructive,
- * but a write, so the scan gives such a tool only values it made itself (see `tool-risk.ts`).
- */
-// prettier-ignore
-export const CREATE: readonly string[] = [
-  'creat*', 'add', 'adds', 'insert*', 'upload*', 'save', 'saves', 'submit*', 'register*',
-  'attach*', 'append*', 'put', 'new', 'make', 'makes', 'open', 'opens', 'book', 'reserve*',
-  'begin', 'init', 'initiate*', 'issue', 'mint', 'store', 'stores', 'record', 'log', 'note',
-  'jot', 'file', 'report', 'request', 'enqueue', 'queue', 'join', 'link', 'tag',
-  'erstell*', 'anleg*', 'hinzufug*', 'hochlad*', 'speicher*', 'eintrag*', 'créer', 'crée',
-  'ajout*', 'enregistr*', 'téléverser', 'crear', 'crea', 'añadir', 'agreg*', 'guardar',
-  'subir', 'criar', 'cria', 'adicion*', 'salvar', 'creare', 'aggiung*', 'salva*', 'caricare',
-  'aanmaken', 'maak', 'toevoeg*', 'opslaan', 'uploaden', 'utwórz', 'tworz*', 'dodaj*',
-  'zapisz', 'создать', 'создай', 'созда*', 'добав*', 'сохран*', 'загруз*', 'oluştur*', 'ekle*',
-  'kaydet*', 'yükle*', 'sakusei', 'tsuika', 'hozon', 'touroku', 'toroku', 'yoyaku', '作成',
-  '追加', '保存', '登録', '予約', '创建', '添加', '新建', '上传', '上傳', '建立', '新增', '생성',
-  '추가', '저장', '등록', '예약', '업로드',
 ];

@@ -135,11 +135,6 @@ export function isRiskyParameter(name: string, schema?: unknown): boolean {
   return slotRole(name, schema, true) !== undefined;
 }
 
-/** Matches {@link isRiskyParameter}'s name rule, for callers that only have a name. */
-export const RISKY_PARAMETER_NAME = {
-  test: (name: string): boolean => isRiskyParameter(name),
-} as const;
-
 const MAX_NODES = 400;
 const MAX_DEPTH = 10;
 
