@@ -16,6 +16,7 @@ import type { Offer } from './surface/survey.js';
 import { permissionOf } from './plan/call-plan.js';
 import {
   createMintedValues,
+  byDefault,
   grantOf,
   type CallPermission,
   type MintedValues,
@@ -122,7 +123,7 @@ export async function runPhases(run: ScanRun, opened: OpenedSession): Promise<Ph
     // surface and runs every probe again that did not confirm, so a destructive consumer never
     // destroys a value an earlier probe needs (docs/scanner.md, "What a scan calls").
     heldBack: protocol.tools.some(
-      (t) => grantOf(t, NOBODY) === undefined && grantOf(t, permissionOf(run)) !== undefined,
+      (t) => !byDefault(t) && grantOf(t, permissionOf(run)) !== undefined,
     ),
     unlocked: permissionOf(run),
     minted: createMintedValues(),
@@ -173,9 +174,9 @@ async function survey(passes: Passes, pass: 1 | 2, before?: Survey): Promise<Sur
     offers: passes.offers,
     ...(pass === 2
       ? {
-          only: (t: ToolInfo) => grantOf(t, NOBODY) === undefined || missed.has(t.name),
+          only: (t: ToolInfo) => !byDefault(t) || missed.has(t.name),
           alsoConsumers: run.session.protocol.tools.filter(
-            (t) => grantOf(t, NOBODY) !== undefined && !missed.has(t.name),
+            (t) => byDefault(t) && !missed.has(t.name),
           ),
         }
       : {}),

@@ -101,6 +101,9 @@ describe('side-effecting tools are not called', () => {
       annotations: { readOnlyHint: true },
     });
     expect(classifyTool(t)).toMatchObject({ class: 'unknown' });
+    expect(classifyTool(t).evidence[0]).toContain(
+      'it declares readOnlyHint: true, a claim no word of it agrees with',
+    );
   });
 
   it('lets any sign of harm win: destructiveHint, an open world, a command slot', () => {

@@ -5,7 +5,7 @@
  * (`classify.ts`), and either who lets it be called or the flag that would.
  */
 import { classOf, grantOf, type CallPermission } from '../surface/tool-risk.js';
-import type { CallPlan, PlanEntry, ProtocolInfo } from '../types.js';
+import type { CallClass, CallGrant, CallPlan, PlanEntry, ProtocolInfo } from '../types.js';
 import { SAFE_CLASSES } from '../types.js';
 import { classifyReadable } from './classify.js';
 
@@ -48,17 +48,13 @@ export function buildCallPlan(protocol: ProtocolInfo, word: CallWord): CallPlan 
       description,
       kind === 'prompt' ? 'prompts/get' : 'resources/read',
     );
-    const safe = SAFE_CLASSES.has(cls);
+    const grant = readableGrant(cls, permission);
     return {
       kind,
       name,
       class: cls,
       evidence,
-      ...(safe
-        ? { calledBy: 'default' as const }
-        : word.includeDestructive
-          ? { calledBy: '--include-destructive' as const }
-          : { reach: '--include-destructive' }),
+      ...(grant === undefined ? { reach: '--include-destructive' } : { calledBy: grant }),
     };
   };
   return {
@@ -70,6 +66,15 @@ export function buildCallPlan(protocol: ProtocolInfo, word: CallWord): CallPlan 
     allowTools: [...word.allowTools],
     includeDestructive: word.includeDestructive,
   };
+}
+
+/**
+ * Who lets a prompt or a resource template of class `cls` be read: everyone for read and create,
+ * else only `--include-destructive` (`--allow-tool` names tools). The survey asks the same.
+ */
+export function readableGrant(cls: CallClass, permission: CallPermission): CallGrant | undefined {
+  if (SAFE_CLASSES.has(cls)) return 'default';
+  return permission.includeDestructive ? '--include-destructive' : undefined;
 }
 
 /** The names given with `--allow-tool` that the server does not list (a typo must not pass silently). */

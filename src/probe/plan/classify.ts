@@ -9,11 +9,10 @@
  *    description that says the effect cannot be undone.
  * 2. A word that mixes alphabets (`dеlete` with a Cyrillic `е`), or is a look-alike spelling of a
  *    known verb, is **unknown**, and blocks every claim of safety.
- * 3. **Evidence of safety** comes from the name's verb, the description's main verb and the
- *    annotations (`readOnlyHint: true` reads; `destructiveHint: false` without an open world
- *    creates). An annotation counts only where the name and description do not contradict it:
- *    a harm word already won in step 1, and among the safe classes the less safe one holds
- *    (a `create_…` tool that declares read-only creates).
+ * 3. **Evidence of safety** comes only from words: the name's verb and the description's main
+ *    verb. An annotation adds to a word that agrees with it (`readOnlyHint: true` beside `get_…`)
+ *    and never stands alone: a hint is a claim. Among the safe classes the less safe one holds (a
+ *    `create_…` tool that declares read-only creates; `readOnlyHint: false` rules out a reader).
  * 4. With no evidence of either, the tool is **unknown**: the unknown is not called.
  *
  * Words are read as words: only where a verb stands (a name's first and last word and the word
@@ -439,13 +438,22 @@ export function classifyTool(tool: ToolInfo): Classified {
   // An annotation counts only beside a word that agrees: a hint alone is a claim, not evidence
   // (a false `readOnlyHint: true` on a tool named in a language the lists do not know).
   if (safe.length > 0 && readOnly) safe.push({ kind: 'read', why: 'declares readOnlyHint: true' });
-  if (safe.length === 0)
+  if (safe.length === 0) {
+    // Say so when a hint claimed safety: the reader sees why it did not count.
+    const claim = readOnly
+      ? 'readOnlyHint: true'
+      : ann?.['destructiveHint'] === false
+        ? 'destructiveHint: false'
+        : undefined;
     return {
       class: 'unknown',
       evidence: [
-        'no verb it knows in its name or description, and no annotation that says read-only or additive',
+        claim === undefined
+          ? 'no verb it knows in its name or description, and no annotation that says read-only or additive'
+          : `no verb it knows in its name or description; it declares ${claim}, a claim no word of it agrees with`,
       ],
     };
+  }
   // Among the safe classes the less safe holds: a `create_…` tool declaring read-only creates;
   // `readOnlyHint: false` rules out a reader.
   const creates = safe.filter((s) => s.kind === 'create');

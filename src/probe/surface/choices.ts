@@ -7,8 +7,8 @@
  * first, a few calls at most. Nothing here is the server's choice: every value tried is one its
  * own schema declares, and a target's schema is bounded before it is read.
  */
-import { SAFE_CLASSES, type ToolInfo } from '../types.js';
-import { classOf } from './tool-risk.js';
+import type { ToolInfo } from '../types.js';
+import { byDefault } from './tool-risk.js';
 import { argumentsFor, objectShape, pathKey, type Fill } from './schema.js';
 
 /** Most other values tried per tool (each one call). */
@@ -37,7 +37,7 @@ export const choiceFill = (choice: Choice | undefined): Fill =>
  * handed values its schema offers, which for it are real targets).
  */
 export function surveyMayWrite(tool: ToolInfo): boolean {
-  return !SAFE_CLASSES.has(classOf(tool).class);
+  return !byDefault(tool);
 }
 
 type Schema = Record<string, unknown>;

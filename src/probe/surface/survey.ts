@@ -30,18 +30,13 @@ import {
   wordsOf,
   type Slot,
 } from './schema.js';
-import {
-  SAFE_CLASSES,
-  type Exchange,
-  type PromptInfo,
-  type ProtocolInfo,
-  type ToolInfo,
-} from '../types.js';
+import type { Exchange, PromptInfo, ProtocolInfo, ToolInfo } from '../types.js';
 import { harvestMint, type Found } from './harvest.js';
 import { INTERNAL_ERROR } from './surface-map.js';
-import { classOf, isRiskyParameter, judgeTool, type CallPermission } from './tool-risk.js';
+import { byDefault, isRiskyParameter, judgeTool, type CallPermission } from './tool-risk.js';
 import { choiceFill, choiceName, choicesFor, type Choice } from './choices.js';
 import { classifyReadable } from '../plan/classify.js';
+import { readableGrant } from '../plan/call-plan.js';
 import {
   consumerCall,
   fillTemplate,
@@ -170,7 +165,7 @@ export function surveyOrder(tools: readonly ToolInfo[]): ToolInfo[] {
     Number(slotsOf(t.inputSchema).length === 0 && t.annotations?.['readOnlyHint'] === true);
   // A tool only the user's word lets the scan call comes after every other (its class is neither
   // read nor create): whatever it changes, no other tool of the survey needs it afterwards.
-  const unlocked = (t: ToolInfo): number => Number(!SAFE_CLASSES.has(classOf(t).class));
+  const unlocked = (t: ToolInfo): number => Number(!byDefault(t));
   return [...tools].sort(
     (a, b) =>
       unlocked(a) - unlocked(b) ||
@@ -675,7 +670,8 @@ function readersOf(protocol: ProtocolInfo, permission: CallPermission): Reader[]
   const callable = protocol.prompts.filter(
     (p) =>
       permission.includeDestructive ||
-      SAFE_CLASSES.has(classifyReadable(p.name, undefined, 'prompts/get').class),
+      readableGrant(classifyReadable(p.name, undefined, 'prompts/get').class, permission) !==
+        undefined,
   );
   const prompts = callable.slice(0, MAX_PROMPTS).map((prompt): Reader => ({
     kind: 'prompt',

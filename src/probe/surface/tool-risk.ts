@@ -94,9 +94,12 @@ export interface CallPermission {
   readonly allowTools?: ReadonlySet<string>;
 }
 
+/** Whether the call plan calls this tool without the user's word (its class is read or create). */
+export const byDefault = (tool: ToolInfo): boolean => SAFE_CLASSES.has(classOf(tool).class);
+
 /** Who lets this tool be called under `permission`, or `undefined` when nobody does. */
 export function grantOf(tool: ToolInfo, permission: CallPermission): CallGrant | undefined {
-  if (SAFE_CLASSES.has(classOf(tool).class)) return 'default';
+  if (byDefault(tool)) return 'default';
   if (permission.allowTools?.has(tool.name) === true) return '--allow-tool';
   if (permission.includeDestructive) return '--include-destructive';
   return undefined;
