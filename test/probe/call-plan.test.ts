@@ -47,6 +47,55 @@ describe('safe tools the probes need are called', () => {
     ).toBe('read');
   });
 
+  it('reads Hindi words whole, with their vowel signs, and the verb where Hindi puts it: last', () => {
+    expect(classOf(tool('खाता_देखें'))).toBe('read');
+    expect(classOf(tool('खाता_हटाएं'))).toBe('destroy');
+    expect(classOf(tool('ऑर्डर_स्थिति', 'ऑर्डर की स्थिति दिखाता है।'))).toBe('read');
+    expect(classOf(tool('उत्पाद', 'उत्पाद खोजता है।'))).toBe('read');
+    expect(classOf(tool('उत्पाद', 'सूची दिखाता और फ़ाइलें हटाता है।'))).toBe('destroy');
+  });
+
+  it('reads a verb of two words where a verb stands (Vietnamese), and a verb joined to "and"', () => {
+    expect(classOf(tool('san_pham', 'Tìm kiếm sản phẩm.'))).toBe('read');
+    expect(classOf(tool('san_pham', 'Tìm kiếm và xóa sản phẩm.'))).toBe('destroy');
+    expect(classOf(tool('הזמנות', 'מציג הזמנות ומוחק אותן.'))).not.toMatch(/read|create/);
+    expect(classOf(tool('الطلبات', 'يعرض الطلبات ويحذفها.'))).not.toMatch(/read|create/);
+  });
+
+  it('reads a path beside a repository as a file of that repository, for a reader only', () => {
+    const repo = { owner: { type: 'string' }, repo: { type: 'string' }, path: { type: 'string' } };
+    expect(classOf(tool('get_file_contents', 'Get a file.', { inputSchema: obj(repo) }))).toBe(
+      'read',
+    );
+    const content = { ...repo, content: { type: 'string' } };
+    expect(classOf(tool('create_file', 'Create a file.', { inputSchema: obj(content) }))).toBe(
+      'outside',
+    );
+    const local = obj({ path: { type: 'string' } });
+    expect(classOf(tool('read_file', 'Read a file.', { inputSchema: local }))).toBe('outside');
+  });
+
+  it('reads an adjective after a copula as an adjective, and a product code as an identifier', () => {
+    expect(classOf(tool('waiting_jobs', 'List waiting jobs (the list may be empty).'))).toBe(
+      'read',
+    );
+    expect(classOf(tool('waiting_jobs', 'List waiting jobs; the list will be emptied.'))).toBe(
+      'destroy',
+    );
+    const code = (name: string) => ({ inputSchema: obj({ [name]: { type: 'string' } }) });
+    expect(classOf(tool('商品検索', '商品を検索します。', code('商品コード')))).toBe('read');
+    expect(classOf(tool('商品検索', '商品を検索します。', code('コード')))).toBe('outside');
+  });
+
+  it('reads a noun a verb can be before what it reports, but not a verb that is rarely a noun', () => {
+    for (const n of ['order_status', 'orderstatus', 'run_history', 'archive_info'])
+      expect(classOf(tool(n)), n).toBe('read');
+    for (const n of ['update_status', 'setstatus', 'approve_report', 'submit_report'])
+      expect(classOf(tool(n)), n).not.toMatch(/read|create/);
+    expect(classOf(tool('detaliiComanda'))).toBe('read');
+    expect(classOf(tool('detalii_sterge'))).toBe('destroy');
+  });
+
   it('calls a read-only, closed-world preview whose URL is a placeholder, and a URL typed number', () => {
     const preview = tool('preview_delivery', 'Preview a webhook delivery.', {
       inputSchema: obj({ hook: obj({ url: { type: 'string', format: 'uri' } }) }),
@@ -97,7 +146,8 @@ describe('side-effecting tools are not called', () => {
   });
 
   it('takes a hint alone for a claim: a false readOnlyHint on an unknown verb is not called', () => {
-    const t = tool('betala_faktura', 'Betalar en faktura.', {
+    // Latvian, a language the lists do not know: "pay an invoice".
+    const t = tool('apmaksat_rekinu', 'Apmaksā rēķinu.', {
       annotations: { readOnlyHint: true },
     });
     expect(classifyTool(t)).toMatchObject({ class: 'unknown' });

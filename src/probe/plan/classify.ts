@@ -35,11 +35,13 @@ import { fold, clausesOf, wordsOf } from '../surface/words.js';
 import { paramsOf, roleOfDescription, slotRole, stripIdentifiers } from '../surface/slots.js';
 import type { CallClass, ToolInfo } from '../types.js';
 import {
+  READ_HEADS,
   READ_TAILS,
   ASKING_OBJECTS,
   CREATE_VERBS,
   DETERMINERS,
   NAME_ONLY,
+  NOUN_VERBS,
   OUTSIDE_VERBS,
   PARTICLES,
   PHRASAL_HEADS,
@@ -55,6 +57,7 @@ import {
   matches,
   matchesSkeleton,
   mixesScripts,
+  phraseAt,
   phraseIn,
   startsGlued,
   unspacedAt,
@@ -81,6 +84,7 @@ const LEAD_C = compile(LEAD_ONLY);
 const HARM_ALL = compile(DESTROY, OUTSIDE_VERBS, EXECUTE, MODIFY, LEAD_ONLY);
 const SAFE_ALL = compile(READ_VERBS, CREATE_VERBS);
 const READ_TAIL_C = compile(READ_VERBS, READ_TAILS);
+const READ_TAIL_WORDS = READ_TAILS.map(fold);
 const NEGATION_SET = new Set(NEGATIONS.map(fold));
 const CONJUNCTION_SET = new Set(CONJUNCTIONS.map(fold));
 // Words before a clause's verb that are its subject (`this tool deletes`, `it will send`).
@@ -98,6 +102,11 @@ const POINTERS = new Set('see like unlike instead via prefer'.split(' '));
 const CJK_VERB_TAIL =
   /^(します|する|した|して|しない|しません|せず|できます|できる|ます|を|하|합|해|한|했|할|되|된|않|$)/u;
 
+// Letters Hebrew and Arabic join to the next word: `and`, `the`, `to`, `that`.
+const CLITIC = /^(?:وال|ال|[והלשو])/u;
+// Of those, the ones that join two acts (`ומוחק`, `ويحذفها`): the word after one is a verb's place.
+const JOINED_AND = /^[וو]/u;
+
 /** The class of one word where a verb stands, and the word it matched. */
 function wordClass(w: string, glued: boolean): { kind: CallClass; word: string } | undefined {
   const mixed = mixesScripts(w);
@@ -105,6 +114,13 @@ function wordClass(w: string, glued: boolean): { kind: CallClass; word: string }
     for (const { kind, c } of LISTS)
       if (matches(c, w, glued && kind !== 'read' && kind !== 'create')) return { kind, word: w };
     if (glued && startsGlued(LISTS[3]!.c, w)) return { kind: 'read', word: w };
+    // Hebrew and Arabic join `and`, `the`, `to` to the next word (`ומחק`, `وحذف`): a harmful verb
+    // behind one still counts.
+    const clitic = CLITIC.exec(w);
+    if (clitic !== null && w.length - clitic[0].length >= 2) {
+      const rest = wordClass(w.slice(clitic[0].length), false);
+      if (rest !== undefined && isHarm(rest.kind)) return { kind: rest.kind, word: w };
+    }
   }
   // A word in two alphabets, or one spelt in look-alike letters of another alphabet: a look-alike
   // of a harmful verb is that verb (`dеlete`); anything else mixed, or a look-alike of a safe verb,
@@ -165,6 +181,11 @@ function verbAt(
   glued: boolean,
 ): { kind: CallClass; word: string } | undefined {
   const w = words[i] as string;
+  // A verb of two words (`tìm kiếm`, `kérd le`, `ta bort`) reads whole where it stands.
+  for (const { kind, c } of LISTS) {
+    const phrase = phraseAt(c, words, i);
+    if (phrase !== undefined) return { kind, word: phrase };
+  }
   const next = words[i + 1];
   if (next !== undefined && PARTICLES.has(next)) {
     const phrase = `${w}${next}`;
@@ -185,11 +206,16 @@ function readName(name: string): Reading {
   // A glued name that ends in what it reports (`kontoinfo`, `orderstatus`) reads, unless it says harm.
   const one = all[0];
   if (glued && one !== undefined && !isUnspaced(one) && one.length >= 7) {
-    const tail = READ_TAILS.find(
+    const tail = READ_TAIL_WORDS.find(
       (t) => t.length >= 4 && one.endsWith(t) && one.length - t.length >= 3,
     );
     if (tail !== undefined && wordClass(one, true) === undefined)
       note(reading, 'read', `"${one}"`, true);
+    // … also after a noun a verb can be (`orderstatus`, as `order_status` below).
+    if (tail !== undefined && NOUN_VERBS.has(one.slice(0, one.length - tail.length))) {
+      note(reading, 'read', `"${one}"`, true);
+      return reading;
+    }
   }
   for (const [s, words] of segments(all).entries()) {
     const phrase = LISTS.map(({ kind, c }) => ({ kind, p: phraseIn(c, words) })).find(
@@ -220,12 +246,13 @@ function readName(name: string): Reading {
       at = 1;
     let first = verbAt(words, at, glued && at === 0);
     // A noun a verb can be (`run_history`, `page_list`, `invoice_summary`, `sync_status`) before
-    // what it reports, two words in all (`approve_expense_report` approves); never one that destroys.
+    // what it reports, two words in all (`approve_expense_report` approves); never a verb that is
+    // rarely a noun (`update_status` updates).
     const tail = words[words.length - 1] as string;
     if (
       first !== undefined &&
       isHarm(first.kind) &&
-      first.kind !== 'destroy' &&
+      NOUN_VERBS.has(words[at] as string) &&
       words.length === 2 &&
       matches(READ_TAIL_C, tail)
     ) {
@@ -256,6 +283,10 @@ function readName(name: string): Reading {
       if (last !== undefined && !(noun && isHarm(last.kind)) && !tooShort)
         note(reading, last.kind, `"${last.word}"`, s === 0 && first === undefined);
     }
+    // A name led by what it reports, in a language that puts the head noun first
+    // (`detaliiComanda`), reads; a harm word after it still counts (below).
+    if (first === undefined && at === 0 && words.length <= 3 && READ_HEADS.has(words[0] as string))
+      note(reading, 'read', `"${words[0] as string}"`, s === 0);
     // A name led by no verb it knows (`bulk_delete_users`): a harm word anywhere in it counts.
     if (first === undefined)
       for (const w of words.slice(at + 1, -1)) {
@@ -295,9 +326,20 @@ const negatedAround = (words: readonly string[], i: number): boolean =>
   words.slice(Math.max(0, i - 3), i).some((w) => NEGATION_SET.has(w)) ||
   words.slice(i + 1, i + 3).some((w) => NEGATION_SET.has(w));
 
+// Auxiliaries that close a Hindi clause after its verb (`दिखाता है`).
+const CLOSING_AUXILIARIES = new Set(['है', 'हैं', 'था', 'थे', 'थी', 'जाता', 'जाती', 'सकता', 'सकती']);
+
 /** The places of a clause where a verb stands. */
 function verbPlaces(clause: readonly string[]): number[] {
   const places: number[] = [];
+  // Hindi puts the verb last, before its auxiliaries (`उत्पाद खोजता है`), and before a
+  // conjunction that joins two acts (`सूची दिखाता और हटाता है`).
+  if (clause.some((w) => /\p{Script=Devanagari}/u.test(w))) {
+    let last = clause.length - 1;
+    while (last > 0 && CLOSING_AUXILIARIES.has(clause[last] as string)) last--;
+    for (let j = 1; j < last; j++) if (CONJUNCTION_SET.has(clause[j] as string)) places.push(j - 1);
+    return [last, ...places];
+  }
   let i = 0;
   while (i < clause.length - 1 && SUBJECTS.has(clause[i] as string)) i++;
   if (DETERMINERS.has(clause[i] as string)) {
@@ -314,6 +356,7 @@ function verbPlaces(clause: readonly string[]): number[] {
   for (let j = 1; j < clause.length; j++) {
     const before = clause[j - 1] as string;
     if (CONJUNCTION_SET.has(before) || VERB_OPENERS.has(before)) places.push(j);
+    if (JOINED_AND.test(clause[j] as string) && (clause[j] as string).length > 3) places.push(j);
     // `will permanently delete`: one adverb between.
     if (j >= 2 && VERB_OPENERS.has(clause[j - 2] as string) && /ly$/.test(before)) places.push(j);
   }
@@ -321,6 +364,9 @@ function verbPlaces(clause: readonly string[]): number[] {
     (j) => j < clause.length && !DETERMINERS.has(clause[j - 1] ?? ''),
   );
 }
+
+const COPULAS = new Set('be is are was were been being remains remain stays stay'.split(' '));
+const ADJECTIVE_VERBS = new Set('empty clear clean free blank open idle dry'.split(' '));
 
 /** What a description says of its own tool. */
 function readDescription(description: string): Reading {
@@ -345,6 +391,9 @@ function readDescription(description: string): Reading {
         continue;
       // `… if it were cancelled today`: what would happen is not what the tool does.
       if (clause.slice(Math.max(0, j - 4), j).some((w) => HYPOTHETICAL.has(w))) continue;
+      // `(which may be empty)`: after a copula a verb's bare form is its adjective (the passive
+      // says `emptied`, `cleared`).
+      if (COPULAS.has(clause[j - 1] ?? '') && ADJECTIVE_VERBS.has(clause[j] as string)) continue;
       // `sends an elicitation request`: it asks the user, and reaches nobody else.
       const object = clause.slice(j + 1, j + 4).find((w) => !DETERMINERS.has(w));
       if (isHarm(v.kind) && object !== undefined && ASKING_OBJECTS.has(object)) continue;
@@ -374,6 +423,9 @@ const ROLE_TEXT = {
   url: 'a URL',
   path: 'a file path',
 } as const;
+
+// Words of a parameter that names a source repository (`repo`, `project_id`).
+const REPOSITORY = new Set('repo repository repos project projectid'.split(' '));
 
 /** Classifies a tool (see the module's comment). */
 export function classifyTool(tool: ToolInfo): Classified {
@@ -416,12 +468,23 @@ export function classifyTool(tool: ToolInfo): Classified {
       why: `its description says it runs ${ROLE_TEXT[describedRole]}`,
     });
   const harmless = readOnly && closedWorld;
-  for (const p of paramsOf(tool.inputSchema)) {
+  const params = paramsOf(tool.inputSchema);
+  // A path beside a repository's coordinates (`owner`, `repo`, `path`) names a file in that
+  // repository, not on the server's host: a tool that only reads opens nothing there.
+  const inRepository =
+    params.some(
+      (p) => p.path.length === 1 && wordsOf(p.path[0] as string).some((w) => REPOSITORY.has(w)),
+    ) &&
+    safe.length > 0 &&
+    safe.every((s) => s.kind === 'read') &&
+    ann?.['readOnlyHint'] !== false;
+  for (const p of params) {
     if (!takesText(p.schema)) continue;
     const role = slotRole(p.path[p.path.length - 1] as string, p.schema, database);
     if (role === undefined) continue;
     // A read-only tool in a closed world only ever gets a placeholder that reaches nowhere.
     if ((role === 'url' || role === 'path') && harmless) continue;
+    if (role === 'path' && inRepository) continue;
     harms.push({ kind: 'outside', why: `it takes ${ROLE_TEXT[role]} in "${p.path.join('.')}"` });
     break;
   }

@@ -84,7 +84,9 @@ export const READ_VERBS: readonly string[] = [
   // Finnish, Czech, Hungarian, Romanian, Hebrew, Hindi, Indonesian
   'megjelenít*', 'megjelenit*', 'listáz*', 'listaz*', 'kilistáz*', 'kilistaz*', 'keres', 'keresés',
   'lekérdez*', 'מציג', 'מחפש', 'מחזיר', 'הצגת', 'חיפוש', 'बताता', 'दिखाता', 'cek', 'tampil*',
-  'hae', 'hakee', 'näytä', 'näyttää', 'listaa', 'lue', 'lukee', 'etsi', 'etsii',
+  'hae', 'hakee', 'näytä', 'näyttää', 'listaa', 'lue', 'lukee', 'etsi', 'etsii', 'palauttaa',
+  'tarkista', 'tarkistaa', 'laske', 'laskee', 'visar', 'hämtar', 'beräkna', 'beräknar',
+  'kontrollera', 'returnerar', 'returnerer', 'beregn', 'beregner', 'tjek', 'tjekker', 'sjekk',
   'získat', 'získá', 'zobrazit', 'zobrazí', 'vypsat', 'vypíše', 'najít', 'najde', 'hledat',
   'hledá', 'číst', 'přečíst', 'lekér', 'lekérdez', 'listáz', 'keres', 'megjelenít', 'olvas',
   'obține', 'obtine', 'afișează', 'afiseaza', 'listează', 'listeaza', 'caută', 'cauta',
@@ -92,11 +94,27 @@ export const READ_VERBS: readonly string[] = [
   // Greek, Indonesian
   'λήψη', 'εμφάνιση', 'εμφανίζει', 'αναζήτηση', 'λίστα', 'ανάγνωση', 'επιστρέφει',
   'ambil', 'mengambil', 'tampilkan', 'menampilkan', 'daftar', 'cari', 'mencari', 'baca',
-  'membaca', 'lihat', 'melihat', 'periksa',
+  'membaca', 'lihat', 'melihat', 'periksa', 'memeriksa', 'mengembalikan', 'hitung',
+  'menghitung',
+  // Czech, Hungarian, Romanian (imperative, infinitive, 3rd person)
+  'zobraz', 'vypiš', 'najdi', 'hledej', 'vyhledej', 'vyhledat', 'vyhledá', 'přečti', 'čte',
+  'zkontroluj', 'zkontrolovat', 'zkontroluje', 'vrací', 'vrátí', 'spočítej', 'spočítat',
+  'spočítá', 'seznam', 'načti', 'načíst', 'načte',
+  'lekéri', 'lekérése', 'kérd le', 'mutasd', 'mutatja', 'megmutat*', 'keres*',
+  'olvasd', 'olvassa', 'visszaad*', 'ellenőriz', 'ellenőrizd', 'ellenőrzi', 'kiszámít*',
+  'afișa', 'afiseaza', 'afișare', 'căutare', 'citire', 'returnează', 'returneaza', 'verifică',
+  'calculează', 'calculeaza', 'arată', 'arata', 'vizualizează', 'vizualizeaza', 'găsește',
+  'gaseste', 'găsi', 'gasi',
+  // Vietnamese (syllables folded: `tìm kiếm` → `tim kiem`)
+  'xem', 'hiển thị', 'danh sách', 'tìm kiếm', 'trả về', 'tra cứu', 'kiểm tra', 'lấy',
   // Arabic, Hebrew, Hindi
-  'عرض', 'اعرض', 'جلب', 'احصل', 'بحث', 'ابحث', 'قائمة', 'قراءة', 'اقرأ',
-  'הצג', 'קבל', 'חפש', 'רשימת', 'קרא',
-  'देखें', 'दिखाएं', 'खोजें', 'सूची', 'पढ़ें', 'प्राप्त',
+  'عرض', 'اعرض', 'جلب', 'احصل', 'بحث', 'ابحث', 'قائمة', 'قراءة', 'اقرأ', 'يعرض', 'يجلب',
+  'يبحث', 'يعيد', 'يقرأ',
+  'הצג', 'קבל', 'חפש', 'רשימת', 'קרא', 'הצגה', 'קריאת', 'שליפת', 'שלוף', 'בדוק', 'בדיקת',
+  'מחשב', 'חשב', 'רשימה',
+  'देखें', 'दिखाएं', 'दिखाएँ', 'दिखाता', 'दिखाती', 'दिखाओ', 'खोजें', 'खोजता', 'खोजती',
+  'खोजो', 'सूची', 'पढ़ें', 'पढ़ता', 'पढ़ती', 'प्राप्त', 'बताता', 'बताती', 'बताएं', 'बताएँ', 'बताओ',
+  'देता', 'देती', 'जांचें', 'जाँचें', 'जांचता', 'dikhao', 'dekho', 'batao', 'khojo', 'padho',
   // Japanese
   'shutoku', 'ichiran', 'kensaku', 'hyouji', 'hyoji', 'kakunin', 'sanshou', 'sansho',
   'shoukai', 'shokai', 'etsuran', '取得', '一覧', '検索', '表示', '確認', '参照', '閲覧', '照会',
@@ -135,8 +153,11 @@ export const CREATE_VERBS: readonly string[] = [
   'skapa', 'skapar', 'opret', 'opretter', 'opprett', 'oppretter', 'luo', 'luo uusi', 'vytvořit',
   'vytvoří', 'létrehoz', 'létrehozása', 'creează', 'creeaza', 'δημιουργία', 'δημιουργεί',
   'buat', 'membuat', 'tạo',
+  'vytvoř', 'založ', 'založit', 'založí', 'létrehoz*', 'hozd létre', 'hozz létre', 'készít*',
+  'creare', 'generează', 'genereaza', 'tạo mới', 'luo', 'luodaan', 'generoi',
   // Arabic, Hebrew, Hindi
-  'أنشئ', 'إنشاء', 'צור', 'יצירת', 'बनाएं',
+  'أنشئ', 'إنشاء', 'ينشئ', 'צור', 'יצירת', 'יוצר', 'בנה', 'बनाएं', 'बनाएँ', 'बनाता', 'बनाती',
+  'बनाओ', 'बनाना', 'banao',
   // Japanese, Chinese, Korean
   'sakusei', '作成', '新規', '创建', '新建', '建立', '생성', '만들',
 ];
@@ -156,6 +177,16 @@ export const OUTSIDE_VERBS: readonly string[] = [
   'downgrad*', 'renew*', 'subscrib*', 'top', 'donate*', 'tip', 'tips', 'invoice', 'bill',
   'bills', 'assign*', 'join', 'joins', 'leave', 'leaves', 'execute*',
   'exec', 'refill', 'refills',
+  // Nordic, Finnish, Czech, Hungarian, Romanian, Greek, Indonesian, Vietnamese, Arabic, Hebrew,
+  // Hindi: upload, run, order, share, invite, approve
+  'ladda upp', 'kör', 'köra', 'kör', 'dela', 'upload', 'kør', 'køre', 'del', 'lataa',
+  'suorita', 'jaa', 'nahraj', 'nahrát', 'spusť', 'spustit', 'objednej', 'objednat', 'sdílej',
+  'feltölt*', 'futtat*', 'megrendel*', 'rendeld', 'oszd meg', 'megoszt*', 'jóváhagy*',
+  'încarcă', 'incarca', 'rulează', 'ruleaza', 'rulează', 'plasează', 'plaseaza', 'partajează',
+  'aprobă', 'aproba', 'ανέβασμα', 'εκτέλεση', 'παραγγελία', 'unggah', 'mengunggah',
+  'jalankan', 'menjalankan', 'pesan', 'memesan', 'bagikan', 'setujui', 'tolak', 'undang',
+  'tải lên', 'chạy', 'đặt hàng', 'chia sẻ', 'phê duyệt', 'رفع', 'تشغيل', 'شغل', 'اطلب',
+  'مشاركة', 'שתף', 'הזמן', 'העלה', 'הפעל', 'אשר', 'अपलोड', 'चलाएं', 'चलाएँ', 'ऑर्डर', 'साझा',
 ];
 
 /** Words after a verb that make a phrasal verb of it: `check out`, `sign up`, `top up`. */
@@ -201,7 +232,64 @@ export const READ_TAILS: readonly string[] = [
   'forecast',
   'quote',
   'totals',
+  'state',
+  'screenshot',
+  'snapshot',
+  // The same nouns in other languages (overview, forecast, search, details, summary)
+  'übersicht',
+  'uebersicht',
+  'prognose',
+  'prognos',
+  'översikt',
+  'oversigt',
+  'oversikt',
+  'yhteenveto',
+  'haku',
+  'tiedot',
+  'přehled',
+  'áttekintés',
+  'előrejelzés',
+  'részletek',
+  'prognoză',
+  'rezumat',
+  'istoric',
+  'overzicht',
+  'podsumowanie',
+  'resumen',
+  'riepilogo',
+  'स्थिति',
+  'विवरण',
+  'सारांश',
+  'इतिहास',
 ];
+
+/**
+ * Harmful verbs that are as often the noun a name reports on (`run_history`, `page_list`,
+ * `invoice_summary`, `sync_status`, `orderstatus`): before one of {@link READ_TAILS}, and only
+ * there, the name reads. A verb that is rarely a noun keeps its act (`update_status`,
+ * `approve_report`, `submit_report` change or send).
+ */
+export const NOUN_VERBS: ReadonlySet<string> = new Set(
+  (
+    'run runs page pages invoice invoices sync order orders call calls text texts queue ' +
+    'release releases import imports booking bookings issue issues alert alerts bill bills ' +
+    'ping job jobs tip tips archive archives ऑर्डर'
+  ).split(' '),
+);
+
+/**
+ * Nouns that say a name reports something when they open it, as languages that put the head noun
+ * first write it (`detailObjednavky`, `detaliiComanda`, `historial_pedidos`): the mirror of
+ * {@link READ_TAILS}. They make a name read only when nothing else in it says harm.
+ */
+export const READ_HEADS: ReadonlySet<string> = new Set(
+  (
+    'detail details detaily podrobnosti detalii detaliile detalle detalles details dettagli ' +
+    'detalhes prehled historie historial istoric historique storico historico informace ' +
+    'informatii informacion informazioni informacoes resumen rezumat riepilogo resume stav ' +
+    'starea estado stato etat'
+  ).split(' '),
+);
 
 /** First words of a name that ask a question (`is_deleted`, `has_cancelled_orders`): it reads. */
 export const QUESTION_WORDS: ReadonlySet<string> = new Set(

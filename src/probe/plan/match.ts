@@ -107,6 +107,12 @@ export function phraseIn(
   return undefined;
 }
 
+/** The phrase of `c` that starts at `words[i]` (`tìm kiếm`, `lege an`), if any. */
+export function phraseAt(c: Compiled, words: readonly string[], i: number): string | undefined {
+  const p = c.phrases.find((p) => p.every((w, j) => words[i + j] === w));
+  return p?.join(' ');
+}
+
 /** Every unspaced entry of `c` inside `w`, with where it starts. */
 export function unspacedAt(c: Compiled, w: string): { at: number; entry: string }[] {
   const out: { at: number; entry: string }[] = [];

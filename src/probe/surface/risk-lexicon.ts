@@ -3,7 +3,10 @@
  * the words that can make a tool callable are in `plan/lexicon.ts`), in the languages tool authors
  * write in most:
  * English, German, French, Spanish, Portuguese, Italian, Dutch, Polish, Russian, Turkish,
- * Japanese (kana/kanji and romaji), Chinese (simplified and traditional) and Korean. This is the
+ * Japanese (kana/kanji and romaji), Chinese (simplified and traditional) and Korean; and, so that a
+ * harmful verb beside a safe one wins in the languages `plan/lexicon.ts` reads too, Swedish,
+ * Danish, Norwegian, Finnish, Czech, Hungarian, Romanian, Greek, Indonesian, Vietnamese, Arabic,
+ * Hebrew and Hindi (their common forms; Arabic verbs as stems, for the pronouns they take). This is the
  * one hand-written list of harm; `plan/classify.ts` holds the rules that read it.
  *
  * How an entry matches (after folding, see `words.ts`: lower case, no diacritics, `ß` → `ss`):
@@ -137,7 +140,48 @@ export const DESTROY: readonly string[] = [
   // Korean
   '삭제', '제거', '지우', '지워', '취소', '철회', '해지', '탈퇴', '파기', '비우', '초기화', '전송',
   '보내', '발송', '게시', '게재', '결제', '지불', '송금', '이체', '환불', '배포', '병합', '덮어쓰',
-  '종료', '중지', '차단', '비활성화', '구매', '공유', '초대', '강퇴', '해제', '폐기',
+  '종료', '중지', '차단', '비활성화', '구매', '공유', '초대', '강퇴', '해제', '폐기',  // Swedish, Danish, Norwegian
+  'radera*', 'ta bort', 'tabort', 'avbryt*', 'skicka*', 'betala*', 'publicera*', 'avsluta*',
+  'töm', 'tömma', 'köp', 'köpa', 'köper', 'slet', 'slette', 'sletter', 'slett', 'fjern*',
+  'annuller*', 'afbryd*', 'sende', 'betal', 'publicer*', 'overfør*', 'överför*',
+  // Finnish
+  'poist*', 'peruuta*', 'peru', 'lähetä', 'lähettää', 'lähettä*', 'maksa', 'maksaa', 'maksu*',
+  'julkaise*', 'tyhjennä', 'osta', 'ostaa', 'sulje', 'sulkee',
+  // Czech
+  'smaž', 'smazat', 'smaže', 'smazání', 'odstraň', 'odstranit', 'odstraní', 'zruš*',
+  'odeslat', 'odešli', 'odešle', 'pošli', 'poslat', 'pošle', 'zaplať', 'zaplatit', 'zaplatí',
+  'platba', 'publikov*', 'koupit', 'kup', 'kupte', 'zavřít', 'zavři', 'vyprázdni*',
+  // Hungarian
+  'töröl*', 'törlés*', 'törli', 'töröld', 'eltávolít*', 'visszavon*', 'lemond*', 'küld*',
+  'elküld*', 'fizet*', 'kifizet*', 'közzétesz', 'közzététel*', 'tedd közzé', 'vásárol*',
+  'megvásárol*', 'bezár*', 'leállít*', 'kiürít*', 'utal*', 'átutal*',
+  // Romanian
+  'șterge', 'sterge', 'șterg*', 'sterg*', 'ștergere', 'elimina', 'elimină', 'anulează',
+  'anuleaza', 'anula', 'anulare', 'trimite', 'trimit*', 'plătește', 'plati', 'plată', 'plateste',
+  'publică', 'cumpără', 'cumpara', 'închide', 'inchide', 'golește', 'goleste', 'transferă',
+  // Greek
+  'διαγραφή', 'διάγραψε', 'διαγράφει', 'διαγρα*', 'αφαίρεση', 'αφαιρεί', 'ακύρωση', 'ακύρωσε',
+  'ακυρώνει', 'αποστολή', 'αποστολ*', 'στείλε', 'στέλνει', 'πληρωμή', 'πληρώνει', 'πλήρωσε',
+  'δημοσίευση', 'δημοσιεύει', 'αγορά', 'αγόρασε',
+  // Indonesian
+  'hapus', 'menghapus', 'dihapus', 'batal*', 'membatalkan', 'kirim', 'mengirim', 'mengirimkan',
+  'dikirim', 'bayar', 'membayar', 'pembayaran', 'terbitkan', 'menerbitkan', 'beli', 'membeli',
+  'tutup', 'menutup', 'kosongkan', 'transfer',
+  // Vietnamese (syllables folded: `xóa` → `xoa`)
+  'xóa', 'xoá', 'xóa bỏ', 'hủy', 'hủy bỏ', 'gửi', 'thanh toán', 'đăng bài', 'mua', 'đóng',
+  'chuyển tiền', 'chuyển khoản',
+  // Arabic
+  'حذف*', 'احذف*', 'يحذف*', 'إزالة', 'أزل*', 'يزيل*', 'إلغاء', 'ألغ*', 'يلغي*', 'إرسال', 'أرسل*',
+  'يرسل*', 'دفع', 'ادفع', 'يدفع', 'نشر', 'انشر*', 'ينشر*', 'شراء', 'اشتر*', 'إغلاق', 'تحويل',
+  // Hebrew
+  'מחק', 'מוחק', 'מחיקת', 'מחיקה', 'הסר', 'הסרת', 'בטל', 'ביטול', 'מבטל', 'שלח', 'שליחת',
+  'שולח', 'שלם', 'תשלום', 'משלם', 'פרסם', 'פרסום', 'מפרסם', 'קנה', 'רכישת', 'רכוש', 'סגור',
+  'העבר כסף', 'רוקן',
+  // Hindi (Devanagari and romanised)
+  'हटाएं', 'हटाएँ', 'हटाता', 'हटाती', 'हटाना', 'हटाओ', 'मिटाएं', 'मिटाएँ', 'मिटाता', 'मिटाना',
+  'रद्द', 'भेजें', 'भेजता', 'भेजती', 'भेजना', 'भेजो', 'भुगतान', 'प्रकाशित', 'खरीदें', 'खरीदता',
+  'खरीदना', 'बंद', 'hatao', 'hataen', 'mitao', 'bhejo', 'bhejen', 'bhejna', 'radd', 'khareedo',
+  'kharido',
 ];
 
 /**
@@ -205,7 +249,41 @@ export const MODIFY: readonly string[] = [
   '修改', '更改', '设置', '編輯', '编辑', '移动', '移動', '替换', '替換', '启用', '啟用', '写入',
   '寫入', '设定', '更新',
   // Korean
-  '업데이트', '갱신', '수정', '변경', '편집', '설정', '이동', '교체', '활성화', '쓰기',
+  '업데이트', '갱신', '수정', '변경', '편집', '설정', '이동', '교체', '활성화', '쓰기',  // Swedish, Danish, Norwegian
+  'uppdatera*', 'ändra*', 'redigera*', 'flytta*', 'byt namn', 'ersätt*', 'skriv', 'skriva',
+  'spara*', 'opdater*', 'oppdater*', 'ændr*', 'endre', 'endrer', 'rediger*', 'flyt', 'flytt',
+  'flytte', 'gem', 'gemme', 'lagre', 'lagrer',
+  // Finnish
+  'päivitä', 'päivittää', 'päivitys', 'muokkaa', 'muokkaus', 'muuta', 'muuttaa', 'siirrä',
+  'siirtää', 'tallenna', 'tallentaa', 'kirjoita', 'aseta',
+  // Czech
+  'uprav*', 'změň', 'změnit', 'změní', 'změna', 'aktualizov*', 'aktualizuje', 'přesuň',
+  'přesunout', 'přesune', 'ulož', 'uložit', 'uloží', 'zapiš', 'zapsat', 'zapíše', 'nastav*',
+  'přejmenov*',
+  // Hungarian
+  'frissít*', 'módosít*', 'szerkeszt*', 'áthelyez*', 'mozgat*', 'ment', 'mentés', 'mentse',
+  'mentsd', 'átnevez*', 'beállít*', 'ír', 'írd', 'írja', 'felülír*', 'cserél*',
+  // Romanian
+  'actualizează', 'actualizeaza', 'actualizare', 'editează', 'editeaza', 'editare', 'mută',
+  'muta', 'mutare', 'salvează', 'salveaza', 'salvare', 'salva', 'redenumește', 'redenumeste',
+  'scrie', 'setează', 'seteaza', 'înlocuiește', 'inlocuieste',
+  // Greek
+  'ενημέρωση', 'ενημερώνει', 'ενημέρωσε', 'επεξεργασία', 'επεξεργάσου', 'τροποποίηση',
+  'αλλαγή', 'άλλαξε', 'μετακίνηση', 'αποθήκευση', 'αποθήκευσε', 'μετονομασία',
+  // Indonesian
+  'perbarui', 'memperbarui', 'ubah', 'mengubah', 'diubah', 'sunting', 'pindahkan',
+  'memindahkan', 'simpan', 'menyimpan', 'ganti', 'mengganti', 'atur', 'mengatur',
+  // Vietnamese
+  'cập nhật', 'sửa', 'chỉnh sửa', 'thay đổi', 'di chuyển', 'lưu', 'đổi tên', 'ghi',
+  // Arabic
+  'تحديث', 'حدث', 'يحدث', 'تعديل', 'عدل', 'يعدل', 'تغيير', 'غير', 'نقل', 'انقل', 'حفظ', 'احفظ',
+  'يحفظ', 'إعادة تسمية',
+  // Hebrew
+  'עדכן', 'עדכון', 'מעדכן', 'ערוך', 'עריכת', 'עורך', 'שנה', 'שינוי', 'העבר', 'העברת', 'שמור',
+  'שמירת', 'שומר', 'כתוב',
+  // Hindi
+  'अपडेट', 'बदलें', 'बदलता', 'बदलती', 'बदलना', 'बदलो', 'संपादित', 'सहेजें', 'सहेजता', 'सहेजना',
+  'badlo', 'badlen', 'sahejo',
 ];
 
 /** Words of a name or description that say the tool runs commands, code or queries. */
@@ -318,6 +396,9 @@ export const NEGATIONS: readonly string[] = [
   'jamas', 'nao', 'sem', 'nenhum', 'non', 'mai', 'senza', 'nessun', 'nulla', 'niente', 'niet',
   'nooit', 'zonder', 'geen', 'niets', 'nigdy', 'bez', 'не', 'никогда', 'без', 'ничего', 'ни',
   'degil', 'asla', 'hicbir', 'hic', 'olmadan',
+  'inte', 'aldrig', 'utan', 'ikke', 'aldri', 'uden', 'ei', 'ilman', 'ne', 'nikdy', 'nem',
+  'soha', 'nélkül', 'nu', 'niciodată', 'fără', 'δεν', 'χωρίς', 'tidak', 'tanpa', 'bukan',
+  'không', 'chưa', 'لا', 'بدون', 'לא', 'ללא', 'बिना', 'नहीं', 'कभी',
 ];
 
 /** Negation marks of the unspaced scripts, before (`不删除`) or after (`削除しない`, `삭제하지 않`) a verb. */
@@ -333,7 +414,10 @@ export const NEGATION_AFTER_CJK: readonly string[] = [
 export const CONJUNCTIONS: readonly string[] = [
   'and', 'then', 'also', 'or', 'und', 'dann', 'sowie', 'oder', 'et', 'puis', 'ensuite', 'ou',
   'y', 'luego', 'e', 'depois', 'poi', 'quindi', 'o', 'dan', 'daarna', 'i', 'oraz',
-  'potem', 'lub', 'и', 'затем', 'потом', 'или', 've', 'sonra', 'ardindan', 'veya', 
+  'potem', 'lub', 'и', 'затем', 'потом', 'или', 've', 'sonra', 'ardindan', 'veya',
+  'och', 'eller', 'og', 'eller', 'ja', 'sekä', 'tai', 'nebo', 'pak', 'és', 'majd', 'vagy',
+  'și', 'apoi', 'sau', 'και', 'ή', 'atau', 'lalu', 'kemudian', 'và', 'hoặc', 'rồi', 'و', 'ثم',
+  'أو', 'או', 'ואז', 'और', 'फिर', 'या',
 ];
 
 /** Description phrases that say an effect cannot be undone (folded). */

@@ -65,9 +65,12 @@ function roleOfName(name: string): SlotRole | undefined {
   for (const w of words) {
     const role = ANYWHERE[w];
     if (role !== undefined) return role;
+    // Inside an unspaced name as in a spaced one: code only as the whole name (`コード`); after
+    // another noun it is an identifier (`商品コード`, product code, as `product_code`).
     if (isUnspaced(w))
       for (const [r, set] of ROLE_WORDS)
-        for (const e of set) if (isUnspaced(e) && w.includes(e)) return r;
+        for (const e of set)
+          if (isUnspaced(e) && w.includes(e) && (r !== 'code' || w === e)) return r;
   }
   if (joined === 'query' || last === 'query') return 'query';
   return undefined;

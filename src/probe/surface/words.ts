@@ -23,11 +23,16 @@ const FOLDS: Readonly<Record<string, string>> = {
   ё: 'е',
 };
 
+// Marks that are diacritics (Latin, Greek, Cyrillic accents, Hebrew points, Arabic vowel signs),
+// removed by folding. The vowel signs of Brahmic scripts (Devanagari `देखें`) are letters of the
+// word: removing them leaves a stub that many words share (`दख`).
+const DIACRITIC = /[\p{Script=Inherited}\p{Script=Hebrew}\p{Script=Arabic}]/u;
+
 /** Lower case, diacritics removed, the few letters NFKD leaves alone mapped to their base. */
 export function fold(text: string): string {
   return text
     .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
+    .replace(/\p{M}/gu, (m) => (DIACRITIC.test(m) ? '' : m))
     .toLowerCase()
     .replace(/[ßłøæœđðþıё]/gu, (c) => FOLDS[c] ?? c)
     .normalize('NFC');
@@ -57,7 +62,8 @@ export function wordsOf(text: string): string[] {
     .replace(/(\p{Ll}|\p{N})(\p{Lu})/gu, '$1 $2')
     .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2');
   const out: string[] = [];
-  for (const raw of fold(split).split(/[^\p{L}\p{N}']+/u)) {
+  // A mark that folding keeps (a Devanagari vowel sign) is part of its word.
+  for (const raw of fold(split).split(/[^\p{L}\p{M}\p{N}']+/u)) {
     const word = raw.replace(/^'+|'+$/g, '');
     if (word.length === 0) continue;
     // A change of script is a word boundary: `delete记录` is two words.
@@ -73,11 +79,11 @@ export function wordsOf(text: string): string[] {
   return out;
 }
 
-/** Sentences and clauses of a text, each as its words (split at `.;:!?`, line breaks and `、。`). */
+/** Sentences and clauses of a text, each as its words (split at `.;:!?`, line breaks, `。` and `।`). */
 export function clausesOf(text: string): string[][] {
   return text
     .slice(0, MAX_TEXT)
-    .split(/[.;:!?\n\r。！？；]+(?:\s|$)|[\n\r。！？；]+/u)
+    .split(/[.;:!?\n\r。！？；]+(?:\s|$)|[\n\r。！？；।]+/u)
     .map((c) => wordsOf(c))
     .filter((c) => c.length > 0);
 }
