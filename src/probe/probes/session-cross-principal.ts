@@ -9,6 +9,7 @@ import {
   described,
   describedStream,
   forgedLike,
+  plantersLeftAlone,
   sessionReading,
   sessionSurfaces,
   STREAM_MAX_BYTES,
@@ -17,6 +18,7 @@ import {
   whatOf,
   type SessionView,
 } from '../trials/session-trial.js';
+import type { ToolInfo } from '../types.js';
 
 const RATIONALE = `
 A 2025-11-25 Streamable HTTP server keeps a client's state behind the \`Mcp-Session-Id\` header.
@@ -45,6 +47,18 @@ server that hands out no session id.
 
 Budget: 24 calls.`;
 
+/**
+ * Why there is nothing to plant with: no tool takes text, or the call plan leaves every one that
+ * does alone in this pass (the user's word reaches it, and the last pass runs this probe again).
+ */
+function noPlanter(leftAlone: readonly ToolInfo[]): string {
+  const need = 'precondition: a tool that takes text, to plant a canary in a session';
+  if (leftAlone.length === 0) return need;
+  const names = leftAlone.slice(0, 3).map((t) => t.name);
+  const more = leftAlone.length > 3 ? `, and ${leftAlone.length - 3} more` : '';
+  return `${need}: the call plan calls none of them (left alone: ${names.join(', ')}${more}; --allow-tool ${names[0]!} or --include-destructive would call one)`;
+}
+
 export default defineProbe({
   id: 'session/cross-principal',
   title:
@@ -68,8 +82,7 @@ export default defineProbe({
     if (sidA === undefined)
       return skipped('precondition: a session: initialize was answered without an Mcp-Session-Id');
     const surfaces = sessionSurfaces(ctx);
-    if (surfaces.length === 0)
-      return skipped('precondition: a tool that takes text, to plant a canary in a session');
+    if (surfaces.length === 0) return skipped(noPlanter(plantersLeftAlone(ctx)));
 
     let view: SessionView | undefined;
     for (const surface of surfaces) {

@@ -73,6 +73,17 @@ const requiredAll = (t: ToolInfo): string[] => objectShape(t.inputSchema).requir
 const takesText = (t: ToolInfo): boolean =>
   Object.values(objectShape(t.inputSchema).props).some((p) => p['type'] === 'string');
 
+const plants = (t: ToolInfo): boolean => takesText(t) && t.annotations?.['readOnlyHint'] !== true;
+
+/**
+ * The tools that could plant a canary in a session but the call plan leaves alone in this pass:
+ * what a skip names, with the flag that would call one.
+ */
+export function plantersLeftAlone(ctx: ProbeContext): ToolInfo[] {
+  const callable = new Set(callableTools(ctx.protocol.tools, ctx));
+  return ctx.protocol.tools.filter((t) => plants(t) && !callable.has(t));
+}
+
 /**
  * Candidate surfaces: a tool that takes free text and does not only read (it may keep it), with a
  * reader that needs no argument (read-only first), or itself. At most `max`.
@@ -80,7 +91,7 @@ const takesText = (t: ToolInfo): boolean =>
 export function sessionSurfaces(ctx: ProbeContext, max = 2): SessionSurface[] {
   const tools = callableTools(ctx.protocol.tools, ctx);
   const readOnly = (t: ToolInfo): boolean => t.annotations?.['readOnlyHint'] === true;
-  const planters = tools.filter((t) => takesText(t) && !readOnly(t));
+  const planters = tools.filter(plants);
   const readers = tools
     .filter((t) => requiredAll(t).length === 0)
     .sort((a, b) => Number(readOnly(b)) - Number(readOnly(a)));
