@@ -6,6 +6,7 @@ import { undecidedCount } from './decided.js';
 import type { Redactor } from './evidence/evidence.js';
 import { recipeName, type SurfaceMap } from './surface/recipes.js';
 import { buildCallPlan, type CallWord } from './plan/call-plan.js';
+import { leftAloneWhy } from './surface/tool-risk.js';
 import type {
   CallPlan,
   Evidence,
@@ -85,7 +86,7 @@ export function buildReport(parts: ReportParts): RunReport {
     .filter((e) => e.kind === 'tool' && e.calledBy === undefined)
     .map((e) => ({
       tool: e.name,
-      why: `${e.class}: ${e.evidence[0] ?? ''} (needs ${e.reach ?? '--include-destructive'})`,
+      why: leftAloneWhy(e.class, e.evidence, e.reach ?? '--include-destructive'),
       flag: e.reach ?? '--include-destructive',
     }));
   const probes = results.reduce((sum, r) => sum + (r.requests ?? 0), 0);

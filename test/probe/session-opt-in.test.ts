@@ -10,10 +10,17 @@ import { startSessionNotes } from '../../src/fixture/foreign/session-notes/index
 import type { RunningTwin } from '../../src/fixture/foreign/twin.js';
 import { findProbe } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
+import { leftAloneWhy, uncalledTools } from '../../src/probe/surface/tool-risk.js';
 import type { RunReport } from '../../src/probe/types.js';
 
 const TOOL = 'send_note';
 const ID = 'session/cross-principal';
+// The note tool's input, as the twin declares it (`{ note: string }`).
+const NOTE_SCHEMA = {
+  type: 'object',
+  properties: { note: { type: 'string', minLength: 1, maxLength: 500 } },
+  required: ['note'],
+};
 let twin: RunningTwin;
 let byDefault: RunReport;
 let optedIn: RunReport;
@@ -47,6 +54,18 @@ describe('the session probe and the call plan', () => {
       class: 'destroy',
       reach: `--allow-tool ${TOOL}`,
     });
+    // One sentence for a tool left alone, wherever it is said: the report's `uncalled` is the
+    // runner's (`uncalledTools`).
+    const entry = byDefault.plan?.entries.find((e) => e.name === TOOL);
+    const tool = { name: TOOL, description: 'Send a note to everyone listening on this session.' };
+    const [uncalled] = uncalledTools([{ ...tool, inputSchema: NOTE_SCHEMA }], {
+      includeDestructive: false,
+    });
+    expect(byDefault.uncalled?.find((u) => u.tool === TOOL)?.why).toBe(uncalled?.why);
+    expect(uncalled?.why).toBe(
+      leftAloneWhy('destroy', entry?.evidence ?? [], `--allow-tool ${TOOL}`),
+    );
+    expect(uncalled?.why).toMatch(/^may destroy data: .+ \(needs --allow-tool send_note\)$/);
     const r = result(byDefault);
     expect(r?.verdict).toBe('skipped');
     expect(r?.reason).toContain('the call plan calls none of them');

@@ -18,7 +18,7 @@
 import { classifyTool, type Classified } from '../plan/classify.js';
 import { isRiskyParameter, paramsOf } from './slots.js';
 import { wordsOf } from './words.js';
-import { SAFE_CLASSES, type CallGrant, type ToolInfo } from '../types.js';
+import { SAFE_CLASSES, type CallClass, type CallGrant, type ToolInfo } from '../types.js';
 
 export { isRiskyParameter, paramsOf, slotRole, type SlotRole } from './slots.js';
 
@@ -109,7 +109,19 @@ export function grantOf(tool: ToolInfo, permission: CallPermission): CallGrant |
 export function riskReason(tool: ToolInfo): string | undefined {
   const { class: cls, evidence } = classOf(tool);
   if (SAFE_CLASSES.has(cls)) return undefined;
-  return `${CLASS_TEXT[cls]}: ${evidence[0] ?? 'no evidence'}`;
+  return classReason(cls, evidence);
+}
+
+const classReason = (cls: CallClass, evidence: readonly string[]): string =>
+  `${CLASS_TEXT[cls] ?? cls}: ${evidence[0] ?? 'no evidence'}`;
+
+/**
+ * Why a tool is left alone, the one sentence every place says it in (the report's `uncalled`, a
+ * skip's note, the runner's refusal): its class in words, the deciding evidence, the flag that
+ * would call it. `may destroy data: declares destructiveHint: true (needs --allow-tool tidy)`.
+ */
+export function leftAloneWhy(cls: CallClass, evidence: readonly string[], flag: string): string {
+  return `${classReason(cls, evidence)} (needs ${flag})`;
 }
 
 const CLASS_TEXT: Readonly<Record<string, string>> = {
@@ -132,10 +144,10 @@ export function uncalledTools(
   permission: CallPermission,
 ): UncalledTool[] {
   return tools.flatMap((t) => {
-    const why = riskReason(t);
-    if (why === undefined || grantOf(t, permission) !== undefined) return [];
+    const { class: cls, evidence } = classOf(t);
+    if (SAFE_CLASSES.has(cls) || grantOf(t, permission) !== undefined) return [];
     const flag = `--allow-tool ${t.name}`;
-    return [{ tool: t.name, why: `${why} (needs ${flag})`, flag }];
+    return [{ tool: t.name, why: leftAloneWhy(cls, evidence, flag), flag }];
   });
 }
 
@@ -321,7 +333,7 @@ export function callRefusal(
   if (grantOf(declared, gate) === undefined)
     return tool === undefined
       ? `'${name}' is not in the target's tools/list, so not in the call plan (needs --allow-tool ${name})`
-      : `'${name}' ${riskReason(declared) ?? 'is not in the call plan'} (needs --allow-tool ${name})`;
+      : `'${name}' ${leftAloneWhy(classOf(declared).class, classOf(declared).evidence, `--allow-tool ${name}`)}`;
   const param = gate.allowMintedInRisky ? undefined : gate.minted?.mintedIntoRisky(tool, args);
   if (param !== undefined)
     return `'${name}' would get a value the server minted in its parameter "${param}" (needs --allow-minted-in-risky)`;
