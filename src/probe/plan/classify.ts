@@ -202,103 +202,117 @@ function verbAt(
 function readName(name: string): Reading {
   const reading = emptyReading();
   const all = wordsOf(name);
-  const glued = all.length === 1;
-  // A glued name that ends in what it reports (`kontoinfo`, `orderstatus`) reads, unless it says harm.
-  const one = all[0];
-  if (glued && one !== undefined && !isUnspaced(one) && one.length >= 7) {
-    const tail = READ_TAIL_WORDS.find(
-      (t) => t.length >= 4 && one.endsWith(t) && one.length - t.length >= 3,
-    );
-    if (tail !== undefined && wordClass(one, true) === undefined)
-      note(reading, 'read', `"${one}"`, true);
-    // … also after a noun a verb can be (`orderstatus`, as `order_status` below).
-    if (tail !== undefined && NOUN_VERBS.has(one.slice(0, one.length - tail.length))) {
-      note(reading, 'read', `"${one}"`, true);
-      return reading;
-    }
-  }
-  for (const [s, words] of segments(all).entries()) {
-    const phrase = LISTS.map(({ kind, c }) => ({ kind, p: phraseIn(c, words) })).find(
-      (x) => x.p !== undefined,
-    );
-    if (phrase?.p !== undefined) note(reading, phrase.kind, `"${phrase.p.phrase}"`, s === 0);
-    if (isUnspaced(words[0] as string) && words.length === 1) {
-      const verbs = unspacedVerbs(words[0] as string, false).filter((v) => !v.negated);
-      const lead = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(
-        words[0] as string,
-      )
-        ? verbs[verbs.length - 1]
-        : verbs[0];
-      for (const v of verbs) note(reading, v.kind, `"${v.word}"`, s === 0 && v === lead);
-      continue;
-    }
-    // A name may ask (`is_deleted`), or lead with a namespace (`api_get_page`, `browser_click`).
-    if (QUESTION_WORDS.has(words[0] as string)) {
-      note(reading, 'read', `"${words[0] as string}"`, s === 0);
-      continue;
-    }
-    let at = 0;
-    if (
-      words.length > 2 &&
-      verbAt(words, 0, glued) === undefined &&
-      verbAt(words, 1, false) !== undefined
-    )
-      at = 1;
-    let first = verbAt(words, at, glued && at === 0);
-    // A noun a verb can be (`run_history`, `page_list`, `invoice_summary`, `sync_status`) before
-    // what it reports, two words in all (`approve_expense_report` approves); never a verb that is
-    // rarely a noun (`update_status` updates).
-    const tail = words[words.length - 1] as string;
-    if (
-      first !== undefined &&
-      isHarm(first.kind) &&
-      NOUN_VERBS.has(words[at] as string) &&
-      words.length === 2 &&
-      matches(READ_TAIL_C, tail)
-    ) {
-      note(reading, 'read', `"${tail}"`, s === 0);
-      continue;
-    }
-    // What a created thing is: an issue, a pull request, a comment reaches people once it exists
-    // (a draft of one does not).
-    if (first?.kind === 'create' && !DRAFTING.has(words[at] as string)) {
-      const shared = words.slice(at + 1).find((w) => SHARED_OBJECTS.has(w));
-      if (shared !== undefined) first = { kind: 'outside', word: `${first.word} … ${shared}` };
-    }
-    if (first !== undefined) note(reading, first.kind, `"${first.word}"`, s === 0);
-    // Verb-last names (`konto_anzeigen`, `files_delete`); a plural at the end is a noun (`room_comments`).
-    const lastWord = words[words.length - 1] as string;
-    if (
-      words.length > 1 &&
-      (first === undefined || first.kind === 'unknown' || isHarm(first.kind))
-    ) {
-      const last =
-        wordClass(lastWord, false) ??
-        (matches(READ_TAIL_C, lastWord) ? { kind: 'read' as const, word: lastWord } : undefined);
-      // At the end a noun is likelier than a verb that reaches out (`borrow_book`, `room_comments`);
-      // a verb that deletes or changes still counts there (`files_delete`).
-      const noun = /[^s]s$/.test(lastWord) || matches(LEAD_C, lastWord) || last?.kind === 'outside';
-      // A short last word is too often another language's noun (`kanal_tim`) to make a tool safe.
-      const tooShort = !isHarm(last?.kind ?? 'unknown') && lastWord.length < 4;
-      if (last !== undefined && !(noun && isHarm(last.kind)) && !tooShort)
-        note(reading, last.kind, `"${last.word}"`, s === 0 && first === undefined);
-    }
-    // A name led by what it reports, in a language that puts the head noun first
-    // (`detaliiComanda`), reads; a harm word after it still counts (below).
-    if (first === undefined && at === 0 && words.length <= 3 && READ_HEADS.has(words[0] as string))
-      note(reading, 'read', `"${words[0] as string}"`, s === 0);
-    // A name led by no verb it knows (`bulk_delete_users`): a harm word anywhere in it counts.
-    if (first === undefined)
-      for (const w of words.slice(at + 1, -1)) {
-        const k = wordClass(w, false);
-        if (k !== undefined && (isHarm(k.kind) || k.kind === 'unknown') && !matches(LEAD_C, w))
-          note(reading, k.kind, `"${k.word}"`, false);
-      }
-    for (const w of words)
-      if (mixesScripts(w))
-        note(reading, wordClass(w, false)?.kind ?? 'unknown', `"${w}" (mixed alphabets)`, false);
-  }
+  if (readGluedReport(reading, all)) return reading;
+  for (const [s, words] of segments(all).entries())
+    readSegment(reading, words, s === 0, all.length === 1);
   return reading;
+}
+
+/**
+ * A glued name that ends in what it reports (`kontoinfo`) reads, unless it says harm; after a noun
+ * a verb can be (`orderstatus`, as `order_status`) it reads whole: true then, and nothing else of
+ * the name is read.
+ */
+function readGluedReport(reading: Reading, all: readonly string[]): boolean {
+  const one = all[0];
+  if (all.length !== 1 || one === undefined || isUnspaced(one) || one.length < 7) return false;
+  const tail = READ_TAIL_WORDS.find(
+    (t) => t.length >= 4 && one.endsWith(t) && one.length - t.length >= 3,
+  );
+  if (tail === undefined) return false;
+  if (wordClass(one, true) === undefined) note(reading, 'read', `"${one}"`, true);
+  if (!NOUN_VERBS.has(one.slice(0, one.length - tail.length))) return false;
+  note(reading, 'read', `"${one}"`, true);
+  return true;
+}
+
+/** One segment of a name, between conjunctions; `lead` for the first (its verb is the name's). */
+function readSegment(reading: Reading, words: readonly string[], lead: boolean, glued: boolean) {
+  const phrase = LISTS.map(({ kind, c }) => ({ kind, p: phraseIn(c, words) })).find(
+    (x) => x.p !== undefined,
+  );
+  if (phrase?.p !== undefined) note(reading, phrase.kind, `"${phrase.p.phrase}"`, lead);
+  const head = words[0] as string;
+  if (isUnspaced(head) && words.length === 1) return readUnspacedName(reading, head, lead);
+  // A name may ask (`is_deleted`), or lead with a namespace (`api_get_page`, `browser_click`).
+  if (QUESTION_WORDS.has(head)) return note(reading, 'read', `"${head}"`, lead);
+  const at =
+    words.length > 2 &&
+    verbAt(words, 0, glued) === undefined &&
+    verbAt(words, 1, false) !== undefined
+      ? 1
+      : 0;
+  const first = leadVerb(words, at, glued);
+  // A noun a verb can be (`run_history`, `page_list`, `invoice_summary`, `sync_status`) before
+  // what it reports, two words in all (`approve_expense_report` approves); never a verb that is
+  // rarely a noun (`update_status` updates).
+  const tail = words[words.length - 1] as string;
+  if (
+    first !== undefined &&
+    isHarm(first.kind) &&
+    NOUN_VERBS.has(words[at] as string) &&
+    words.length === 2 &&
+    matches(READ_TAIL_C, tail)
+  )
+    return note(reading, 'read', `"${tail}"`, lead);
+  if (first !== undefined) note(reading, first.kind, `"${first.word}"`, lead);
+  if (words.length > 1 && (first === undefined || first.kind === 'unknown' || isHarm(first.kind)))
+    readLastWord(reading, tail, lead && first === undefined);
+  if (first === undefined) readHeadless(reading, words, at, lead);
+  for (const w of words)
+    if (mixesScripts(w))
+      note(reading, wordClass(w, false)?.kind ?? 'unknown', `"${w}" (mixed alphabets)`, false);
+}
+
+/** A name in an unspaced script: its verbs where the script puts them (last in kana and Hangul). */
+function readUnspacedName(reading: Reading, word: string, lead: boolean): void {
+  const verbs = unspacedVerbs(word, false).filter((v) => !v.negated);
+  const first = /[\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(word)
+    ? verbs[verbs.length - 1]
+    : verbs[0];
+  for (const v of verbs) note(reading, v.kind, `"${v.word}"`, lead && v === first);
+}
+
+/**
+ * The verb at `at` of a name; what a created thing is: an issue, a pull request, a comment reaches
+ * people once it exists (a draft of one does not).
+ */
+function leadVerb(
+  words: readonly string[],
+  at: number,
+  glued: boolean,
+): { kind: CallClass; word: string } | undefined {
+  const first = verbAt(words, at, glued && at === 0);
+  if (first?.kind !== 'create' || DRAFTING.has(words[at] as string)) return first;
+  const shared = words.slice(at + 1).find((w) => SHARED_OBJECTS.has(w));
+  return shared === undefined ? first : { kind: 'outside', word: `${first.word} … ${shared}` };
+}
+
+/** Verb-last names (`konto_anzeigen`, `files_delete`); a plural at the end is a noun (`room_comments`). */
+function readLastWord(reading: Reading, lastWord: string, lead: boolean): void {
+  const last =
+    wordClass(lastWord, false) ??
+    (matches(READ_TAIL_C, lastWord) ? { kind: 'read' as const, word: lastWord } : undefined);
+  // At the end a noun is likelier than a verb that reaches out (`borrow_book`, `room_comments`);
+  // a verb that deletes or changes still counts there (`files_delete`).
+  const noun = /[^s]s$/.test(lastWord) || matches(LEAD_C, lastWord) || last?.kind === 'outside';
+  // A short last word is too often another language's noun (`kanal_tim`) to make a tool safe.
+  const tooShort = !isHarm(last?.kind ?? 'unknown') && lastWord.length < 4;
+  if (last !== undefined && !(noun && isHarm(last.kind)) && !tooShort)
+    note(reading, last.kind, `"${last.word}"`, lead);
+}
+
+/** A name led by no verb it knows: a report noun at its head reads, a harm word anywhere counts. */
+function readHeadless(reading: Reading, words: readonly string[], at: number, lead: boolean) {
+  // A name led by what it reports, in a language that puts the head noun first (`detaliiComanda`).
+  if (at === 0 && words.length <= 3 && READ_HEADS.has(words[0] as string))
+    note(reading, 'read', `"${words[0] as string}"`, lead);
+  // `bulk_delete_users`: a harm word inside the name counts.
+  for (const w of words.slice(at + 1, -1)) {
+    const k = wordClass(w, false);
+    if (k !== undefined && (isHarm(k.kind) || k.kind === 'unknown') && !matches(LEAD_C, w))
+      note(reading, k.kind, `"${k.word}"`, false);
+  }
 }
 
 const DRAFTING = new Set(
@@ -427,26 +441,52 @@ const ROLE_TEXT = {
 // Words of a parameter that names a source repository (`repo`, `project_id`).
 const REPOSITORY = new Set('repo repository repos project projectid'.split(' '));
 
+type Harms = { kind: Harm; why: string }[];
+type Safe = { kind: 'read' | 'create'; why: string }[];
+
+/** What a tool's declaration says, gathered before any decision. */
+interface Declared {
+  readonly tool: ToolInfo;
+  readonly ann: Record<string, unknown> | undefined;
+  readonly title: string;
+  readonly description: string;
+  readonly readOnly: boolean;
+}
+
 /** Classifies a tool (see the module's comment). */
 export function classifyTool(tool: ToolInfo): Classified {
   const ann = isRecord(tool.annotations) ? tool.annotations : undefined;
-  const title = typeof ann?.['title'] === 'string' ? ann['title'] : (tool.title ?? '');
-  const description = typeof tool.description === 'string' ? tool.description : '';
-  const readOnly = ann?.['readOnlyHint'] === true;
-  const closedWorld = ann?.['openWorldHint'] === false;
-  const harms: { kind: Harm; why: string }[] = [];
-  const unknowns: string[] = [];
-  const safe: { kind: 'read' | 'create'; why: string }[] = [];
+  const d: Declared = {
+    tool,
+    ann,
+    title: typeof ann?.['title'] === 'string' ? ann['title'] : (tool.title ?? ''),
+    description: typeof tool.description === 'string' ? tool.description : '',
+    readOnly: ann?.['readOnlyHint'] === true,
+  };
+  const harms: Harms = annotationHarms(d);
+  const { unknowns, safe } = readWords(d, harms);
+  slotHarms(d, safe, harms);
+  return decide(d, harms, unknowns, safe);
+}
 
+/** Harm an annotation declares: it counts alone (a hint of harm is believed, one of safety is not). */
+function annotationHarms({ ann, readOnly }: Declared): Harms {
+  const harms: Harms = [];
   if (ann?.['destructiveHint'] === true)
     harms.push({ kind: 'destroy', why: 'declares destructiveHint: true' });
   if (!readOnly && ann?.['openWorldHint'] === true)
     harms.push({ kind: 'outside', why: 'declares openWorldHint: true and is not read-only' });
+  return harms;
+}
 
+/** The words of the name, the title and the description: harm into `harms`, the rest returned. */
+function readWords(d: Declared, harms: Harms): { unknowns: string[]; safe: Safe } {
+  const unknowns: string[] = [];
+  const safe: Safe = [];
   for (const [where, reading] of [
-    ['name', readName(tool.name)],
-    ['title', title ? readName(title) : emptyReading()],
-    ['description', description ? readDescription(description) : emptyReading()],
+    ['name', readName(d.tool.name)],
+    ['title', d.title ? readName(d.title) : emptyReading()],
+    ['description', d.description ? readDescription(d.description) : emptyReading()],
   ] as const) {
     if (reading.harm !== undefined)
       harms.push({ kind: reading.harm.kind, why: `its ${where} says ${reading.harm.word}` });
@@ -455,8 +495,15 @@ export function classifyTool(tool: ToolInfo): Classified {
     if (reading.lead !== undefined)
       safe.push({ kind: reading.lead.kind, why: `its ${where} says ${reading.lead.word}` });
   }
+  return { unknowns, safe };
+}
 
-  // Slots: what a parameter takes (only a parameter that can hold text can hold a command or a URL).
+/** Slots: what a parameter takes (only a parameter that can hold text can hold a command or a URL). */
+function slotHarms(
+  { tool, ann, title, description, readOnly }: Declared,
+  safe: Safe,
+  harms: Harms,
+) {
   const database =
     /\b(sql|database|db|table|tables|datenbank|base de donnees|base de datos)\b/u.test(
       fold(`${tool.name} ${title} ${description}`),
@@ -467,7 +514,7 @@ export function classifyTool(tool: ToolInfo): Classified {
       kind: 'outside',
       why: `its description says it runs ${ROLE_TEXT[describedRole]}`,
     });
-  const harmless = readOnly && closedWorld;
+  const harmless = readOnly && ann?.['openWorldHint'] === false;
   const params = paramsOf(tool.inputSchema);
   // A path beside a repository's coordinates (`owner`, `repo`, `path`) names a file in that
   // repository, not on the server's host: a tool that only reads opens nothing there.
@@ -488,7 +535,15 @@ export function classifyTool(tool: ToolInfo): Classified {
     harms.push({ kind: 'outside', why: `it takes ${ROLE_TEXT[role]} in "${p.path.join('.')}"` });
     break;
   }
+}
 
+/** The class: the worst harm, else unknown, else the less safe of the safe evidence. */
+function decide(
+  { ann, readOnly }: Declared,
+  harms: Harms,
+  unknowns: string[],
+  safe: Safe,
+): Classified {
   if (harms.length > 0) {
     const worst = harms.reduce((a, b) => (SEVERITY[b.kind] > SEVERITY[a.kind] ? b : a));
     return {
