@@ -71,6 +71,8 @@ describe('safe tools the probes need are called', () => {
     expect(classOf(tool('create_file', 'Create a file.', { inputSchema: obj(content) }))).toBe(
       'outside',
     );
+    const folder = obj({ project: { type: 'string' }, path: { type: 'string' } });
+    expect(classOf(tool('get_file', 'Get a file.', { inputSchema: folder }))).toBe('outside');
     const local = obj({ path: { type: 'string' } });
     expect(classOf(tool('read_file', 'Read a file.', { inputSchema: local }))).toBe('outside');
   });

@@ -438,8 +438,13 @@ const ROLE_TEXT = {
   path: 'a file path',
 } as const;
 
-// Words of a parameter that names a source repository (`repo`, `project_id`).
-const REPOSITORY = new Set('repo repository repos project projectid'.split(' '));
+// Parameters that name a source repository (`repo`, `repository_name`, GitLab's `project_id`); a
+// bare `project` may be a folder of the host, so it is not one.
+const REPOSITORY = new Set(
+  'repo repos repository repositories reponame repositoryname repoid repositoryid projectid'.split(
+    ' ',
+  ),
+);
 
 type Harms = { kind: Harm; why: string }[];
 type Safe = { kind: 'read' | 'create'; why: string }[];
@@ -520,7 +525,7 @@ function slotHarms(
   // repository, not on the server's host: a tool that only reads opens nothing there.
   const inRepository =
     params.some(
-      (p) => p.path.length === 1 && wordsOf(p.path[0] as string).some((w) => REPOSITORY.has(w)),
+      (p) => p.path.length === 1 && REPOSITORY.has(wordsOf(p.path[0] as string).join('')),
     ) &&
     safe.length > 0 &&
     safe.every((s) => s.kind === 'read') &&
