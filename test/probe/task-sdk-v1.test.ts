@@ -32,6 +32,8 @@ async function scan(variant: string, transport: TransportKind): Promise<RunRepor
       probes: PROBES,
       timeoutMs: 30_000,
       deadlineMs: 120_000,
+      // tasks/cancel is tried over HTTP only (--include-destructive), on a task the scan created.
+      includeDestructive: transport === 'http',
       ...started.options,
     });
   } finally {
@@ -94,11 +96,17 @@ for (const transport of ['http', 'stdio'] as const) {
           const r = result(report, 'handle/task-cross-principal');
           expect(r?.reason).toContain("tasks/result showed A's canary");
           expect(r?.reason).toContain("tasks/list showed B A's task");
+          if (transport === 'http')
+            expect(r?.reason).toMatch(/B's tasks\/cancel moved A's task working → cancelled/);
         });
       else
         it('refutes the store behind the task guard: B is refused on every read', () => {
           const r = result(report, 'handle/task-cross-principal');
           expect(r?.reason).toMatch(/B was refused A's task on tasks\/get, tasks\/result/);
+          if (transport === 'http') {
+            expect(r?.reason).toContain('tasks/cancel');
+            expect(r?.controls['ownerCancels']?.held).toBe(true);
+          }
         });
     });
   }
