@@ -4,7 +4,8 @@
  * and declared nowhere, the customer's key in a header of its own, ids numbered per day (`flawed`)
  * or 128 random bits (`fixed`), a job that stays `working` for several polls, refusals in German.
  * `flawed` confirms both task probes (B reads A's finished report; the next number is predicted),
- * `fixed` refutes both. A scanner that looks for English words, stops at the sixth tool, or judges
+ * `fixed` refutes both, and `gated` (the report tool answers `-32021` until the client declares the
+ * Tasks extension) confirms both once the scanner declared what the `-32021` asked for. A scanner that looks for English words, stops at the sixth tool, or judges
  * a working job reads errored or refuted here.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -79,7 +80,27 @@ for (const transport of ['http', 'stdio'] as const) {
         expect(Number(polled?.[1])).toBeGreaterThanOrEqual(3);
       });
 
-      if (variant === 'flawed') {
+      if (variant === 'gated')
+        it('declares the Tasks extension the -32021 asked for, once, and every probe call after carries it', () => {
+          const r = result(report, 'handle/task-cross-principal');
+          // Whoever met the gate first (the survey, or the probe) asked again once, declaring it.
+          const evidence = [...(report.surface?.evidence ?? []), ...(r?.evidence ?? [])];
+          const retried = evidence.filter(
+            (e) =>
+              (e.kind === 'http' || e.kind === 'jsonrpc') &&
+              /\(declaring extensions\.io\.modelcontextprotocol\/tasks\)$/.test(e.label),
+          );
+          expect(retried).toHaveLength(1);
+          const calls = sent(r).filter(
+            (m) => m.method === 'tools/call' && m.params['name'] === BERICHT_TOOL,
+          );
+          expect(calls.length).toBeGreaterThanOrEqual(2);
+          for (const m of calls)
+            expect(JSON.stringify(m.params['_meta'] ?? {})).toContain(
+              '"io.modelcontextprotocol/tasks"',
+            );
+        });
+      if (variant !== 'fixed') {
         it("confirms on A's finished report read by B, and on the predicted number", () => {
           expect(result(report, 'handle/task-cross-principal')?.reason).toContain(
             "tasks/get showed A's canary",
