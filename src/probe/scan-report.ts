@@ -78,7 +78,16 @@ export interface ReportParts {
 /** The report of a scan. */
 export function buildReport(parts: ReportParts): RunReport {
   const { redactor, protocol, results } = parts;
-  const { tools, prompts, resources, resourceTemplates, deviations, ...rest } = protocol;
+  // A legacy server's capabilities serve the probes; the report names its tools, not those.
+  const {
+    tools,
+    prompts,
+    resources,
+    resourceTemplates,
+    deviations,
+    capabilities: _capabilities,
+    ...rest
+  } = protocol;
   const shown = (list: readonly string[]): string[] => list.map((x) => redactor.string(x));
   // Decided once per scan, before any call: what the scan may call, and what it left alone.
   const plan = redactPlan(buildCallPlan(protocol, parts.word), redactor);

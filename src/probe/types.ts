@@ -161,6 +161,12 @@ export interface ProtocolInfo {
   readonly protocolVersion?: string;
   readonly serverInfo?: { name?: string; version?: string };
   readonly discover: boolean;
+  /**
+   * The server's capabilities as a legacy `initialize` answered them (`tasks`, `tools`, …); a
+   * 2026-07-28 server names its own in `server/discover`, asked where needed. Bounded and not in
+   * the report.
+   */
+  readonly capabilities?: Readonly<Record<string, unknown>>;
   readonly tools: readonly ToolInfo[];
   /** `prompts/list` (empty when the server has none or refused it). */
   readonly prompts: readonly PromptInfo[];
@@ -362,7 +368,7 @@ export interface RunReport {
   readonly target: { kind: TransportKind; display: string };
   readonly protocol: Omit<
     ProtocolInfo,
-    'tools' | 'prompts' | 'resources' | 'resourceTemplates' | 'deviations'
+    'tools' | 'prompts' | 'resources' | 'resourceTemplates' | 'deviations' | 'capabilities'
   > & {
     toolNames: string[];
     /** Present when the server lists any. */

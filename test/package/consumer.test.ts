@@ -156,7 +156,7 @@ beforeAll(async () => {
 }, 240_000);
 
 describe('the packed package in a consumer project', () => {
-  it('ships the library, the scanner and the bin fixture, not bench, demo, examples, foreign twins, first attempts or complexity servers', async () => {
+  it('ships the library, the scanner and the bin fixture, not bench, demo, examples, foreign twins, first attempts, complexity servers or the SDK v1 task server', async () => {
     const listed = await run('tar', ['-tzf', tarball], work);
     const files = listed.stdout.split('\n').filter(Boolean);
     expect(files).toContain('package/dist/index.js');
@@ -171,6 +171,7 @@ describe('the packed package in a consumer project', () => {
       'dist/fixture/foreign/',
       'dist/fixture/first-attempts/',
       'dist/fixture/complexity/',
+      'dist/fixture/tasks-v1/',
       'dist/fixture/main.js',
     ])
       expect(

@@ -34,7 +34,14 @@ every method tried and the owner's own update (and cancel) still work, so the re
 Controls: both identities create and read their own tasks; the forged id draws a decision; the
 server tells A and B apart (it refuses B what it gives A, or names something for A that it never
 names for B), so two identical identities end \`errored\`, never \`confirmed\`. Skipped when the
-server declares no tasks (\`capabilities.extensions["io.modelcontextprotocol/tasks"]\`).`;
+server declares no tasks (\`capabilities.extensions["io.modelcontextprotocol/tasks"]\`, or a
+2025-11-25 server's \`capabilities.tasks\` in its \`initialize\` answer).
+
+Both task wires are spoken: the 2026-07-28 extension (the server answers a plain \`tools/call\`
+with \`resultType: "task"\`) and the 2025-11-25 experimental tasks of the SDK v1 (the scan asks
+for a task with \`params.task\` on a \`tools/call\` to a tool whose \`execution.taskSupport\` is
+\`optional\` or \`required\`, and reads the \`{ task }\` answer, \`tasks/result\` and
+\`tasks/list\`).`;
 
 export default defineProbe({
   id: 'handle/task-cross-principal',
@@ -45,6 +52,8 @@ export default defineProbe({
   references: [TASKS_SECURITY, HANDLE_HIJACKING],
   maxCalls: MAX_CALLS,
   touches: ['task-ids'],
+  // Tasks are spoken on both wires: 2025-11-25's experimental tasks are as presentable by anyone.
+  runsOnLegacy: true,
   async run(ctx) {
     const found = await taskMakerOrEnd(ctx, MAX_CALLS - EXPERIMENT_CALLS);
     if (!('maker' in found)) return found;

@@ -38,6 +38,8 @@ export default defineProbe({
   references: [TASKS_SECURITY],
   maxCalls: MAX_CALLS,
   touches: ['task-ids'],
+  // Tasks are spoken on both wires: 2025-11-25's experimental tasks are as presentable by anyone.
+  runsOnLegacy: true,
   async run(ctx) {
     const found = await taskMakerOrEnd(ctx, MAX_CALLS - EXPERIMENT_CALLS);
     if (!('maker' in found)) return found;

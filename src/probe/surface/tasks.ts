@@ -3,9 +3,12 @@
  * declares the extension, which tool answers with a task, the task id in such an answer, and the
  * task methods sent as one identity.
  *
- * A task-creating answer is read in both shapes seen in use: the extension's (`resultType: "task"`
- * beside a `taskId`) and the 2025-11-25 experimental one (a `task` object holding the `taskId`).
- * Everything read from an answer is bounded: a task id over 1024 characters is no task id.
+ * Both task wires are spoken. The 2026-07-28 extension: declared in `server/discover`'s
+ * `capabilities.extensions`, the server answers a plain `tools/call` with `resultType: "task"`
+ * beside a `taskId`. The 2025-11-25 experimental tasks (the SDK v1's): declared in `initialize`'s
+ * `capabilities.tasks`, the client asks for a task with `params.task` on a `tools/call` to a tool
+ * whose `execution.taskSupport` allows one, and the answer holds a `task` object with the
+ * `taskId`. Everything read from an answer is bounded: a task id over 1024 characters is no task id.
  */
 import { errored, skipped, type ProbeContext, type ProbeDecision } from '../define.js';
 import type { Exchange, IdentityName, ToolInfo } from '../types.js';
@@ -30,17 +33,24 @@ export function taskIdOf(exchange: Exchange): string | undefined {
   return typeof id === 'string' && id.length > 0 && id.length <= MAX_TASK_ID ? id : undefined;
 }
 
-/** Whether the server declares tasks, and the exchange that says so. */
-export async function declaresTasks(
-  ctx: ProbeContext,
-): Promise<{ declared: boolean; exchange: Exchange }> {
+/** The `ttl` (ms) a 2025-11-25 `params.task` asks for: the scan's life, not the server's. */
+export const LEGACY_TASK_TTL_MS = 60_000;
+
+/**
+ * Whether the server declares tasks: a legacy server in the capabilities its `initialize`
+ * answered (2025-11-25's `capabilities.tasks`); a modern one in `server/discover`'s (the
+ * extension, or the experimental `tasks` a server may still carry there).
+ */
+export async function declaresTasks(ctx: ProbeContext): Promise<{ declared: boolean }> {
+  if (ctx.protocol.era === 'legacy')
+    return { declared: isRecord(ctx.protocol.capabilities?.['tasks']) };
   const exchange = await ctx.request('server/discover', {}, { identity: 'A', label: 'discover' });
   const o = exchange.outcome;
   const caps =
     o.kind === 'result' && isRecord(o.result['capabilities']) ? o.result['capabilities'] : {};
   const extensions = isRecord(caps['extensions']) ? caps['extensions'] : {};
   // The extension's negotiation, or the 2025-11-25 experimental `capabilities.tasks`.
-  return { declared: TASKS_EXTENSION in extensions || isRecord(caps['tasks']), exchange };
+  return { declared: TASKS_EXTENSION in extensions || isRecord(caps['tasks']) };
 }
 
 /** A tool that answers with a task, and how to call it again. */
@@ -57,14 +67,28 @@ export interface CreatedTask {
   readonly exchange: Exchange;
 }
 
+/**
+ * Whether a `tools/call` to `tool` asks for a task with `params.task`: on the 2025-11-25 wire, when
+ * the tool declares it may run as one (`execution.taskSupport` `optional` or `required`; the spec
+ * says a client must not ask it of any other tool). The 2026-07-28 extension has no such field:
+ * the server decides.
+ */
+export function asksForTask(ctx: ProbeContext, tool: ToolInfo): boolean {
+  return (
+    ctx.protocol.era === 'legacy' &&
+    (tool.taskSupport === 'optional' || tool.taskSupport === 'required')
+  );
+}
+
 function makerOf(ctx: ProbeContext, tool: ToolInfo): TaskMaker {
+  const task = asksForTask(ctx, tool) ? { task: { ttl: LEGACY_TASK_TTL_MS } } : {};
   return {
     tool,
     async create(who, label, canary = makeCanary(`task-${who.toLowerCase()}`)) {
       const args = argumentsFor(tool.inputSchema, { canary, boolean: false });
       const exchange = await ctx.request(
         'tools/call',
-        { name: tool.name, arguments: args },
+        { name: tool.name, arguments: args, ...task },
         { identity: who, label },
       );
       const taskId = taskIdOf(exchange);
@@ -127,7 +151,11 @@ export async function taskMakerOrEnd(
 ): Promise<Extract<FoundMaker, { maker: TaskMaker }> | ProbeDecision> {
   const { declared } = await declaresTasks(ctx);
   if (!declared)
-    return skipped('precondition: the server declares no tasks (server/discover capabilities)');
+    return skipped(
+      ctx.protocol.era === 'legacy'
+        ? 'precondition: the server declares no tasks (initialize capabilities.tasks, 2025-11-25)'
+        : 'precondition: the server declares no tasks (server/discover capabilities)',
+    );
   const found = await findTaskMaker(ctx, maxTries);
   if (found.maker !== undefined) return found;
   if (found.callable === 0)

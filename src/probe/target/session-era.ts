@@ -22,6 +22,8 @@ export interface EraReading {
   /** The target answered `server/discover` as the spec says. */
   readonly discover: boolean;
   readonly serverInfo?: ProtocolInfo['serverInfo'];
+  /** A legacy server's capabilities, as its `initialize` answered them. */
+  readonly capabilities?: ProtocolInfo['capabilities'];
   /** A modern `tools/list` sent to learn the era: its answer is the first page of tools. */
   readonly modernList?: Outcome;
   /** Where the target strays from the spec of its era, so far. */
@@ -72,7 +74,18 @@ async function askModern(step: OpeningStep, tried: string[]): Promise<ModernAnsw
   return { discovered: d, modernList, modern, discover: false };
 }
 
-type Fallback = Pick<EraReading, 'era' | 'serverInfo' | 'deviations' | 'problem'>;
+type Fallback = Pick<EraReading, 'era' | 'serverInfo' | 'capabilities' | 'deviations' | 'problem'>;
+
+// A hostile `initialize` answer's capabilities are kept only this large (serialized).
+const MAX_CAPABILITIES_CHARS = 16 * 1024;
+
+/** `value` when it is a capabilities object of a sane size. */
+function capabilitiesOf(value: unknown): ProtocolInfo['capabilities'] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  return JSON.stringify(value).length <= MAX_CAPABILITIES_CHARS
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
 
 /** The legacy handshake as A, once the modern questions settled nothing. */
 async function fallBackToLegacy(
@@ -86,7 +99,13 @@ async function fallBackToLegacy(
   tried.push(`initialize (${describe(init)})`);
   if (init.kind === 'result' && typeof init.result.protocolVersion === 'string') {
     wire.negotiated = init.result.protocolVersion;
-    return { era: 'legacy', serverInfo: readServerInfo(init.result.serverInfo), deviations: [] };
+    const capabilities = capabilitiesOf(init.result.capabilities);
+    return {
+      era: 'legacy',
+      serverInfo: readServerInfo(init.result.serverInfo),
+      ...(capabilities === undefined ? {} : { capabilities }),
+      deviations: [],
+    };
   }
   wire.framing = 'modern';
   const listed = asked.modernList;

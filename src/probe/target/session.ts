@@ -104,6 +104,7 @@ export async function openSession(target: Target, options: SessionOptions): Prom
     ...(era === 'legacy' && wire.negotiated ? { protocolVersion: wire.negotiated } : {}),
     ...(serverInfo ? { serverInfo } : {}),
     discover: learnt.discover,
+    ...(learnt.capabilities === undefined ? {} : { capabilities: learnt.capabilities }),
     tools,
     ...lists,
     deviations,
