@@ -22,6 +22,7 @@ import type { CommonScanArgs } from './scan-args.js';
 import {
   deliver,
   exitCodeOf,
+  nothingDecidedLines,
   progressLine,
   renderOptions,
   sharedScanConfig,
@@ -85,7 +86,10 @@ export async function runConfigScan(
         `stateguard scan: stale baseline entry '${entry}' (server ${r.server?.name ?? r.target.display}): ${STALE_REASON}; remove it from ${r.baseline?.file ?? '--baseline'}`,
       );
     if (r.baseline !== undefined) unmatchedLines(r.baseline, err);
-    undecidedLines(r, err, `(server ${r.server?.name ?? r.target.display}) `);
+    const server = `(server ${r.server?.name ?? r.target.display}) `;
+    undecidedLines(r, err, server);
+    // A server that was never started said its problem above, as the scan began.
+    if (r.probes.length > 0) nothingDecidedLines(r, err, server);
   }
   if (
     args.writeBaseline !== undefined &&

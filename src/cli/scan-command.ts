@@ -20,6 +20,7 @@ import { runConfigScan } from './config-command.js';
 import {
   deliver,
   exitCodeOf,
+  nothingDecidedLines,
   progressLine,
   renderOptions,
   sharedScanConfig,
@@ -98,6 +99,7 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
   }
   if (baseline !== undefined) unmatchedLines(baseline, err);
   undecidedLines(report, err);
+  nothingDecidedLines(report, err);
   if (
     args.writeBaseline !== undefined &&
     !writeBaseline(args.writeBaseline, baselineText(report, new Date()), err)
