@@ -20,6 +20,7 @@ import type { ConfigSelection } from './config/select.js';
 import { notScanned, scanServers } from './config/scan-servers.js';
 import type { CommonScanArgs } from './scan-args.js';
 import {
+  cutShortLine,
   deliver,
   exitCodeOf,
   nothingDecidedLines,
@@ -90,6 +91,7 @@ export async function runConfigScan(
     undecidedLines(r, err, server);
     // A server that was never started said its problem above, as the scan began.
     if (r.probes.length > 0) nothingDecidedLines(r, err, server);
+    cutShortLine(r, err, server);
   }
   if (
     args.writeBaseline !== undefined &&

@@ -9,7 +9,8 @@ import { failsRun, UNMATCHED_REASON } from '../probe/baseline.js';
 import { nothingDecided, undecidedSurface } from '../probe/decided.js';
 import type { ScanProgress } from '../probe/scan.js';
 import type { BaselineSummary, RunReport } from '../probe/types.js';
-import { clipRaw } from '../report/plan.js';
+import { clipWords } from '../report/plan.js';
+import { cutShortSentence } from '../probe/surface/surface-map.js';
 import { sourceRootOf } from '../report/sarif-location.js';
 import type { RenderOptions } from '../report/types.js';
 import type { SharedScanConfig } from './config/scan-servers.js';
@@ -69,7 +70,7 @@ export function nothingDecidedLines(
   if (report.problem !== undefined) {
     const them = n === 1 ? 'its probe' : 'its probes';
     err(
-      `${head}: target problem: ${clipRaw(report.problem, MAX_CAUSE)}; with it fixed, ${them} would decide${tail}`,
+      `${head}: target problem: ${clipWords(report.problem, MAX_CAUSE)}; with it fixed, ${them} would decide${tail}`,
     );
     return;
   }
@@ -81,7 +82,7 @@ export function nothingDecidedLines(
   const causes = new Map<string, string[]>();
   for (const p of report.probes) {
     if (p.verdict === 'skipped' && (p.decideWith?.length ?? 0) > 0) continue;
-    const key = `${p.verdict}: ${clipRaw(p.reason, MAX_CAUSE)}`;
+    const key = `${p.verdict}: ${clipWords(p.reason, MAX_CAUSE)}`;
     causes.set(key, [...(causes.get(key) ?? []), p.id]);
   }
   const entries = [...causes];
@@ -95,6 +96,16 @@ export function nothingDecidedLines(
   }
   if (entries.length > MAX_CAUSES)
     err(`${head}: and ${entries.length - MAX_CAUSES} more causes, each in the report${tail}`);
+}
+
+/**
+ * When discovery was cut short (its time cap, its call budget), the one sentence that says so and
+ * what helps (`raise --deadline`), on stderr: a skip's reason in a report file may be long, and a
+ * CI log should say it whole.
+ */
+export function cutShortLine(report: RunReport, err: (line: string) => void, prefix = ''): void {
+  const sentence = cutShortSentence(report.surface?.notReached);
+  if (sentence !== undefined) err(`stateguard scan: ${prefix}${sentence}`);
 }
 
 /** One progress event as a line for stderr (the caller adds the prefix). */

@@ -11,6 +11,7 @@
  * never into a URL, a style, or an attribute. Ids and classes are built from indices and verdicts.
  */
 import { headline, onTargetProblem, shownReason, TARGET_PROBLEM_REASON } from './headline.js';
+import { cutShortSentence } from '../probe/surface/surface-map.js';
 import { STALE_REASON } from '../probe/baseline.js';
 import type {
   CallPlan,
@@ -246,6 +247,8 @@ function targetSection(report: RunReport, id: string, h: number): string {
         ['tried', list(sf.tried, false)],
       ]),
     );
+    const cut = cutShortSentence(sf.notReached);
+    if (cut !== undefined) parts.push(`<p class="reason">${escapeHtml(cut)}</p>`);
   }
   // The plan says what was left alone, why and the flag: `uncalled` is not said twice.
   if (report.plan !== undefined) parts.push(planSection(report.plan, id, h + 1));

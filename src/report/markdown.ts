@@ -7,6 +7,7 @@
  */
 
 import { shownReason } from './headline.js';
+import { cutShortSentence } from '../probe/surface/surface-map.js';
 import { STALE_REASON } from '../probe/baseline.js';
 import type { CallPlan, CombinedReport, ProbeResult, RunReport } from '../probe/types.js';
 import { detailLines } from './evidence-lines.js';
@@ -190,6 +191,8 @@ export const markdown = {
       out.push(
         `| ${inertMarkdown(entry)} | ⚠️ stale baseline entry | ${inertMarkdown(STALE_REASON)} |`,
       );
+    const cut = cutShortSentence(report.surface?.notReached);
+    if (cut !== undefined) out.push('', inertMarkdown(cut));
     const uncalled = report.uncalled ?? [];
     // The plan says what was left alone, why and the flag: `uncalled` is not said twice.
     if (report.plan !== undefined) out.push('', ...planSection(report.plan, 'all', MAX_PLAN_ROWS));
