@@ -12,6 +12,7 @@
  */
 import { headline, onTargetProblem, shownReason, TARGET_PROBLEM_REASON } from './headline.js';
 import { cutShortSentence } from '../probe/surface/surface-map.js';
+import { createdSentence } from './created.js';
 import { STALE_REASON } from '../probe/baseline.js';
 import type {
   CallPlan,
@@ -249,6 +250,19 @@ function targetSection(report: RunReport, id: string, h: number): string {
     );
     const cut = cutShortSentence(sf.notReached);
     if (cut !== undefined) parts.push(`<p class="reason">${escapeHtml(cut)}</p>`);
+  }
+  if (report.created !== undefined) {
+    const rows = report.created.items
+      .map(
+        (c) =>
+          `<tr><td><code>${escapeHtml(c.tool)}</code></td><td><code>${escapeHtml(c.value)}</code></td></tr>`,
+      )
+      .join('');
+    parts.push(
+      `<h${h + 1} id="${id}-created">Created by this scan (${report.created.total})</h${h + 1}>`,
+      `<p>${escapeHtml(createdSentence(report.created))}</p>`,
+      `<table class="created"><thead><tr><th scope="col">tool</th><th scope="col">id or handle it handed out</th></tr></thead><tbody>${rows}</tbody></table>`,
+    );
   }
   // The plan says what was left alone, why and the flag: `uncalled` is not said twice.
   if (report.plan !== undefined) parts.push(planSection(report.plan, id, h + 1));

@@ -8,6 +8,7 @@
 
 import { shownReason } from './headline.js';
 import { cutShortSentence } from '../probe/surface/surface-map.js';
+import { createdSentence } from './created.js';
 import { STALE_REASON } from '../probe/baseline.js';
 import type { CallPlan, CombinedReport, ProbeResult, RunReport } from '../probe/types.js';
 import { detailLines } from './evidence-lines.js';
@@ -193,6 +194,13 @@ export const markdown = {
       );
     const cut = cutShortSentence(report.surface?.notReached);
     if (cut !== undefined) out.push('', inertMarkdown(cut));
+    if (report.created !== undefined) {
+      out.push('', `**Created by this scan (${report.created.total})**`, '');
+      out.push('| tool | id or handle it handed out |', '| --- | --- |');
+      for (const item of report.created.items)
+        out.push(`| \`${inertMarkdown(item.tool)}\` | ${inertMarkdown(item.value)} |`);
+      out.push('', inertMarkdown(createdSentence(report.created)));
+    }
     const uncalled = report.uncalled ?? [];
     // The plan says what was left alone, why and the flag: `uncalled` is not said twice.
     if (report.plan !== undefined) out.push('', ...planSection(report.plan, 'all', MAX_PLAN_ROWS));
