@@ -77,8 +77,8 @@ export interface ReportParts {
   readonly created?: readonly { readonly tool: string; readonly value: string }[];
 }
 
-/** The created objects as the report shows them: redacted, each value cut, the first few named. */
-function shownCreated(
+/** The created objects as the report shows them: redacted, each value cut, the first 50 named. */
+export function shownCreated(
   created: ReportParts['created'],
   redactor: Redactor,
 ): RunReport['created'] | undefined {
