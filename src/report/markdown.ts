@@ -149,7 +149,9 @@ function combined(report: CombinedReport, o: RenderOptions): string {
     const confirmed = server.probes.filter((r) => r.verdict === 'confirmed');
     const stale = server.baseline?.stale ?? [];
     const { plan } = server;
-    if (confirmed.length === 0 && stale.length === 0 && plan === undefined) continue;
+    const { created } = server;
+    if (confirmed.length === 0 && stale.length === 0 && plan === undefined && created === undefined)
+      continue;
     out.push('', `### ${inertMarkdown(serverName(server))}${where(server)}`);
     for (const entry of stale)
       out.push(
@@ -164,6 +166,13 @@ function combined(report: CombinedReport, o: RenderOptions): string {
       out.push(
         '',
         ...planSection(plan, o.all === true ? 'all' : 'left alone', MAX_SERVER_PLAN_ROWS),
+      );
+    if (created !== undefined)
+      out.push(
+        '',
+        inertMarkdown(createdSentence(created)),
+        '',
+        ...created.items.map((c) => `- \`${inertMarkdown(c.tool)}\` → ${inertMarkdown(c.value)}`),
       );
   }
   return `${out.join('\n')}\n`;

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunReport } from '../../src/probe/types.js';
+import type { CombinedReport, RunReport } from '../../src/probe/types.js';
 import { REPORTERS } from '../../src/report/index.js';
 import { runCli, TSX_LOADER } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/spawn-stdio.js';
@@ -68,6 +68,23 @@ describe('what this scan created', () => {
       }
       if (format === 'junit')
         expect(out).toMatch(/<property name="created" value="create_note → note-/);
+    },
+  );
+
+  it.each(['text', 'markdown', 'html', 'sarif', 'junit', 'json'] as const)(
+    'a --config report in %s says it for each server',
+    (format) => {
+      const combined: CombinedReport = {
+        schemaVersion: 1,
+        kind: 'combined',
+        tool: report.tool,
+        configs: ['mcp.json'],
+        startedAt: report.startedAt,
+        ms: report.ms,
+        servers: [report],
+      };
+      const out = REPORTERS[format].renderCombined?.(combined, options) ?? '';
+      for (const item of report.created?.items ?? []) expect(out).toContain(item.value);
     },
   );
 });
