@@ -20,8 +20,10 @@ import type { ConfigSelection } from './config/select.js';
 import { notScanned, scanServers } from './config/scan-servers.js';
 import type { CommonScanArgs } from './scan-args.js';
 import {
+  cutShortLine,
   deliver,
   exitCodeOf,
+  nothingDecidedLines,
   progressLine,
   renderOptions,
   sharedScanConfig,
@@ -85,7 +87,11 @@ export async function runConfigScan(
         `stateguard scan: stale baseline entry '${entry}' (server ${r.server?.name ?? r.target.display}): ${STALE_REASON}; remove it from ${r.baseline?.file ?? '--baseline'}`,
       );
     if (r.baseline !== undefined) unmatchedLines(r.baseline, err);
-    undecidedLines(r, err, `(server ${r.server?.name ?? r.target.display}) `);
+    const server = `(server ${r.server?.name ?? r.target.display}) `;
+    undecidedLines(r, err, server);
+    // A server that was never started said its problem above, as the scan began.
+    if (r.probes.length > 0) nothingDecidedLines(r, err, server);
+    cutShortLine(r, err, server);
   }
   if (
     args.writeBaseline !== undefined &&

@@ -18,8 +18,10 @@ import { parseScanArgs, SCAN_HELP } from './scan-args.js';
 import { engineRequested } from './engine-env.js';
 import { runConfigScan } from './config-command.js';
 import {
+  cutShortLine,
   deliver,
   exitCodeOf,
+  nothingDecidedLines,
   progressLine,
   renderOptions,
   sharedScanConfig,
@@ -98,6 +100,8 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
   }
   if (baseline !== undefined) unmatchedLines(baseline, err);
   undecidedLines(report, err);
+  nothingDecidedLines(report, err);
+  cutShortLine(report, err);
   if (
     args.writeBaseline !== undefined &&
     !writeBaseline(args.writeBaseline, baselineText(report, new Date()), err)

@@ -9,6 +9,8 @@ import { failsRun, UNMATCHED_REASON } from '../probe/baseline.js';
 import { nothingDecided, undecidedSurface } from '../probe/decided.js';
 import type { ScanProgress } from '../probe/scan.js';
 import type { BaselineSummary, RunReport } from '../probe/types.js';
+import { clipWords } from '../report/plan.js';
+import { cutShortSentence } from '../probe/surface/surface-map.js';
 import { sourceRootOf } from '../report/sarif-location.js';
 import type { RenderOptions } from '../report/types.js';
 import type { SharedScanConfig } from './config/scan-servers.js';
@@ -43,6 +45,67 @@ export function undecidedLines(report: RunReport, err: (line: string) => void, p
       `stateguard scan: ${prefix}undecided ${p.id}: its surface may be there but was not tried; ${named}${more} would decide it (--allow-undecided passes without)`,
     );
   }
+}
+
+/** At most this many causes of a run that decided nothing, one line each; the rest are counted. */
+const MAX_CAUSES = 3;
+/** A cause quotes a probe's reason, which may quote the target: cut to this many code points. */
+const MAX_CAUSE = 240;
+
+/**
+ * When no probe decided anything (exit 4), the cause on stderr, where a CI log looks when the
+ * report went to `--output`: the target problem that stopped every probe, or each distinct reason
+ * a probe skipped or errored (three, then how many more), with what would decide it. Probes named
+ * by {@link undecidedLines} (the user's word would decide them) are not repeated here.
+ */
+export function nothingDecidedLines(
+  report: RunReport,
+  err: (line: string) => void,
+  prefix = '',
+): void {
+  if (!nothingDecided(report)) return;
+  const head = `stateguard scan: ${prefix}nothing decided`;
+  const tail = ' (--allow-undecided passes without)';
+  const n = report.probes.length;
+  if (report.problem !== undefined) {
+    const them = n === 1 ? 'its probe' : 'its probes';
+    err(
+      `${head}: target problem: ${clipWords(report.problem, MAX_CAUSE)}; with it fixed, ${them} would decide${tail}`,
+    );
+    return;
+  }
+  if (n === 0) {
+    err(`${head}: no probe ran; name a probe that applies to this target with --probe${tail}`);
+    return;
+  }
+  // One line per distinct reason: twelve probes stopped by one missing surface are one cause.
+  const causes = new Map<string, string[]>();
+  for (const p of report.probes) {
+    if (p.verdict === 'skipped' && (p.decideWith?.length ?? 0) > 0) continue;
+    const key = `${p.verdict}: ${clipWords(p.reason, MAX_CAUSE)}`;
+    causes.set(key, [...(causes.get(key) ?? []), p.id]);
+  }
+  const entries = [...causes];
+  for (const [cause, ids] of entries.slice(0, MAX_CAUSES)) {
+    const named =
+      ids.length > 2 ? `${ids.slice(0, 2).join(', ')} and ${ids.length - 2} more` : ids.join(', ');
+    const decide = cause.startsWith('skipped')
+      ? 'a target with that surface would decide it'
+      : 'a run in which its controls hold would decide it (its evidence is in the report)';
+    err(`${head}: ${named} ${cause}; ${decide}${tail}`);
+  }
+  if (entries.length > MAX_CAUSES)
+    err(`${head}: and ${entries.length - MAX_CAUSES} more causes, each in the report${tail}`);
+}
+
+/**
+ * When discovery was cut short (its time cap, its call budget), the one sentence that says so and
+ * what helps (`raise --deadline`), on stderr: a skip's reason in a report file may be long, and a
+ * CI log should say it whole.
+ */
+export function cutShortLine(report: RunReport, err: (line: string) => void, prefix = ''): void {
+  const sentence = cutShortSentence(report.surface?.notReached);
+  if (sentence !== undefined) err(`stateguard scan: ${prefix}${sentence}`);
 }
 
 /** One progress event as a line for stderr (the caller adds the prefix). */

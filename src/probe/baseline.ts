@@ -18,6 +18,7 @@
  * outlive the fix and silently accept the flaw when it comes back. An entry whose probe was
  * skipped, errored or not run says nothing either way, so it is neither baselined nor stale.
  */
+import { canonicalLine } from './command-words.js';
 import { ProbeUsageError } from '../errors.js';
 import { findProbe, PROBES } from './registry.js';
 import type { BaselineSummary, ProbeResult, RunReport } from './types.js';
@@ -57,11 +58,14 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 /**
  * A target as entries and reports are compared: `http://LOCALHOST:3000/mcp/` and
  * `http://127.0.0.1:4100/mcp` are both `http://loopback/mcp`; `https://Mcp.Example.com:443/mcp`
- * is `https://mcp.example.com/mcp`; `stdio:node  server.js` is `stdio:node server.js`. A server's
+ * is `https://mcp.example.com/mcp`; `stdio:node  server.js` is `stdio:node server.js`, and
+ * `stdio:npx -y \@scope/pkg` is `stdio:npx -y @scope/pkg` (probe/command-words.ts). A server's
  * name is itself.
  */
 export function targetKey(target: string, exact = false): string {
-  if (target.startsWith('stdio:')) return `stdio:${target.slice(6).trim().replace(/\s+/g, ' ')}`;
+  // Both sides in one spelling: an entry written by hand (`@scope/pkg`) matches a report's older,
+  // escaped one (`\@scope/pkg`), and the other way round.
+  if (target.startsWith('stdio:')) return `stdio:${canonicalLine(target.slice(6))}`;
   if (!/^https?:\/\//i.test(target)) return target;
   let url: URL;
   try {

@@ -277,8 +277,15 @@ async function decide(rec: Recorder, ctx: ProbeContext): Promise<ProbeDecision> 
     timer = setTimeout(
       () => {
         const waiting = rec.inFlight ? `; still waiting on ${rec.inFlight}` : '';
+        // A cap cut from --deadline says which flag gives it more: the user's limit, not the server.
+        const raise = rec.capName.includes('--deadline')
+          ? '; raise --deadline to let it finish'
+          : '';
         rec.stop.abort(new AbortCause('deadline', `${rec.capName} passed`));
-        resolve({ verdict: 'errored', reason: `did not finish within ${rec.capName}${waiting}` });
+        resolve({
+          verdict: 'errored',
+          reason: `did not finish within ${rec.capName}${waiting}${raise}`,
+        });
       },
       Math.max(0, rec.options.capMs),
     );

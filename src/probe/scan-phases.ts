@@ -75,6 +75,8 @@ export interface PhaseResults {
   readonly surface?: RunReport['surface'];
   /** Requests discovery sent (both passes). */
   readonly survey: number;
+  /** What this scan's calls created on the target (probe/surface/tool-risk.ts), unredacted. */
+  readonly created?: readonly { readonly tool: string; readonly value: string }[];
 }
 
 /** The state of one scan's probe passes. */
@@ -142,13 +144,18 @@ export async function runPhases(run: ScanRun, opened: OpenedSession): Promise<Ph
     (probe) =>
       done.get(probe) ?? centralResult(probe, 'skipped', legacyReason, skippedEvidence, redactor),
   );
-  if (found === undefined) return { results, survey: 0 };
+  if (found === undefined) return { results, survey: 0, created: passes.minted.created() };
   const later = passes.heldBack
     ? await secondPass(passes, results, found, new Set(done.keys()))
     : undefined;
   if (passes.heldBack) for (const result of results) run.progress({ phase: 'result', result });
   const surface = later?.surface ?? shownSurface(found, redactor);
-  return { results, surface, survey: found.requests + (later?.requests ?? 0) };
+  return {
+    results,
+    surface,
+    survey: found.requests + (later?.requests ?? 0),
+    created: passes.minted.created(),
+  };
 }
 
 /** What pass `pass` may call: without the user's word until the last pass. */

@@ -15,6 +15,7 @@ import type {
   RunReport,
   TransportKind,
 } from './types.js';
+import { MAX_CREATED_SHOWN, MAX_CREATED_VALUE } from './types.js';
 import { packageVersion } from './version.js';
 
 /** How many requests `evidence` records (an exchange each; notes and stderr are none). */
@@ -73,6 +74,29 @@ export interface ReportParts {
   /** Requests of the opening (the target's and the peer's) and of discovery. */
   readonly opening: number;
   readonly survey: number;
+  /** What the scan's calls created (unredacted; redacted and bounded here). */
+  readonly created?: readonly { readonly tool: string; readonly value: string }[];
+}
+
+/** The created objects as the report shows them: redacted, each value cut, the first 50 named. */
+export function shownCreated(
+  created: ReportParts['created'],
+  redactor: Redactor,
+): RunReport['created'] | undefined {
+  if (created === undefined || created.length === 0) return undefined;
+  const cut = (v: string): string => {
+    const points = [...v];
+    return points.length <= MAX_CREATED_VALUE
+      ? v
+      : `${points.slice(0, MAX_CREATED_VALUE - 1).join('')}…`;
+  };
+  return {
+    total: created.length,
+    items: created.slice(0, MAX_CREATED_SHOWN).map((c) => ({
+      tool: redactor.string(c.tool),
+      value: cut(redactor.string(c.value)),
+    })),
+  };
 }
 
 /** The report of a scan. */
@@ -99,6 +123,7 @@ export function buildReport(parts: ReportParts): RunReport {
       flag: e.reach ?? '--include-destructive',
     }));
   const probes = results.reduce((sum, r) => sum + (r.requests ?? 0), 0);
+  const created = shownCreated(parts.created, redactor);
   return {
     schemaVersion: 1,
     tool: { name: 'stateguard', version: packageVersion() },
@@ -125,5 +150,6 @@ export function buildReport(parts: ReportParts): RunReport {
     probes: [...results],
     plan,
     ...(uncalled.length > 0 ? { uncalled } : {}),
+    ...(created === undefined ? {} : { created }),
   };
 }

@@ -3,8 +3,8 @@
  * session, and return the canonical {@link RunReport}. A target that cannot be reached still yields a
  * full report, every probe `errored` with what did not answer.
  */
+import { shellLine } from './command-words.js';
 import { randomBytes } from 'node:crypto';
-import { quote } from 'shell-quote';
 import type { Probe, ProbeSettings } from './define.js';
 import { createRedactor } from './evidence/evidence.js';
 import type { ExtraSecret, Redactor } from './evidence/evidence.js';
@@ -88,7 +88,7 @@ export function randomIdentity(name: IdentityName): string {
 export function displayTarget(target: Target, redactor?: Redactor): string {
   let shown: string;
   if (target.kind === 'stdio') {
-    shown = `stdio:${quote([target.command, ...target.args])}`;
+    shown = `stdio:${shellLine([target.command, ...target.args])}`;
   } else {
     try {
       const url = new URL(target.url);

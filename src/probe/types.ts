@@ -418,9 +418,24 @@ export interface RunReport {
     /** The flag that would call it (`--include-destructive`). */
     readonly flag?: string;
   }[];
+  /**
+   * What this scan created on the target: objects a tool that does not only read minted for the
+   * scan's own calls (a note, a draft, an `sg-survey-…` record), each with the tool called and the
+   * id or handle it handed out, redacted and cut like evidence. `total` counts them all; `items`
+   * names the first {@link MAX_CREATED_SHOWN}. Absent when the scan created nothing it could see.
+   */
+  readonly created?: {
+    readonly total: number;
+    readonly items: readonly { readonly tool: string; readonly value: string }[];
+  };
   /** Set when the target came from a client configuration file (`--config`): where it was declared. */
   readonly server?: ServerSource;
 }
+
+/** How many created objects a report names; the rest are counted. */
+export const MAX_CREATED_SHOWN = 50;
+/** How much of a created value a report shows (code points). */
+export const MAX_CREATED_VALUE = 120;
 
 /** Where a scanned server was declared: its entry in an MCP client configuration file. */
 export interface ServerSource {

@@ -11,6 +11,8 @@
  * never into a URL, a style, or an attribute. Ids and classes are built from indices and verdicts.
  */
 import { headline, onTargetProblem, shownReason, TARGET_PROBLEM_REASON } from './headline.js';
+import { cutShortSentence } from '../probe/surface/surface-map.js';
+import { createdSentence } from './created.js';
 import { STALE_REASON } from '../probe/baseline.js';
 import type {
   CallPlan,
@@ -246,6 +248,21 @@ function targetSection(report: RunReport, id: string, h: number): string {
         ['tried', list(sf.tried, false)],
       ]),
     );
+    const cut = cutShortSentence(sf.notReached);
+    if (cut !== undefined) parts.push(`<p class="reason">${escapeHtml(cut)}</p>`);
+  }
+  if (report.created !== undefined) {
+    const rows = report.created.items
+      .map(
+        (c) =>
+          `<tr><td><code>${escapeHtml(c.tool)}</code></td><td><code>${escapeHtml(c.value)}</code></td></tr>`,
+      )
+      .join('');
+    parts.push(
+      `<h${h + 1} id="${id}-created">Created by this scan (${report.created.total})</h${h + 1}>`,
+      `<p>${escapeHtml(createdSentence(report.created))}</p>`,
+      `<table class="created"><thead><tr><th scope="col">tool</th><th scope="col">id or handle it handed out</th></tr></thead><tbody>${rows}</tbody></table>`,
+    );
   }
   // The plan says what was left alone, why and the flag: `uncalled` is not said twice.
   if (report.plan !== undefined) parts.push(planSection(report.plan, id, h + 1));
@@ -279,9 +296,43 @@ function targetSection(report: RunReport, id: string, h: number): string {
   return parts.join('\n');
 }
 
-/** The verdict table of one run: one row per probe, linked to its section. */
+/**
+ * Where a result stands on the page: what needs action first. A confirmed finding the baseline does
+ * not accept, then an accepted one, then what could not decide (errored, then a probe the user's
+ * word would decide), then refuted, then skipped. A 12,000 px scroll to the one finding is a finding
+ * missed.
+ */
+function actionRank(r: ProbeResult): number {
+  if (r.verdict === 'confirmed') return r.baselined === true ? 1 : 0;
+  if (r.verdict === 'errored') return 2;
+  if (r.verdict === 'skipped' && (r.decideWith?.length ?? 0) > 0) return 3;
+  return r.verdict === 'refuted' ? 4 : 5;
+}
+
+/**
+ * The run's results in {@link actionRank} order, each with its index in the report (its anchor
+ * `…-p<index>` stays the same whatever the order). Stable: the registry's order within a rank.
+ */
+function byAction(report: RunReport): [ProbeResult, number][] {
+  return report.probes
+    .map((r, i): [ProbeResult, number] => [r, i])
+    .sort(([a, i], [b, j]) => actionRank(a) - actionRank(b) || i - j);
+}
+
+/** `2 confirmed findings need action: the first ↓`, linked to its card; empty when none. */
+function confirmedLead(report: RunReport, id: string): string {
+  const confirmed = byAction(report).filter(([r]) => r.verdict === 'confirmed');
+  const first = confirmed[0];
+  if (first === undefined) return '';
+  const open = confirmed.filter(([r]) => r.baselined !== true).length;
+  const n = confirmed.length;
+  const what = `${n} confirmed finding${n === 1 ? '' : 's'}${open < n ? ` (${n - open} accepted by the baseline)` : ''}`;
+  return `<p class="lead">${badge('confirmed')} <a href="#${id}-p${first[1]}">${escapeHtml(what)}: see the first</a></p>`;
+}
+
+/** The verdict table of one run: one row per probe, linked to its section, what needs action first. */
 function verdictTable(report: RunReport, id: string): string {
-  const rows = report.probes.map((r, i) => {
+  const rows = byAction(report).map(([r, i]) => {
     const accepted = r.baselined === true ? ' <span class="muted">(baselined)</span>' : '';
     return (
       `<tr class="v-${r.verdict}"><th scope="row"><a href="#${id}-p${i}"><code>${escapeHtml(r.id)}</code></a></th>` +
@@ -399,6 +450,8 @@ function probeSection(
 /** Everything of one run below its heading: problem, verdicts, target, probes. */
 function runBody(report: RunReport, id: string, h: number, mode: EvidenceMode): string {
   const parts = [`<p class="summary">${escapeHtml(summaryLine(report))}</p>`];
+  const lead = confirmedLead(report, id);
+  if (lead !== '') parts.push(lead);
   if (report.problem !== undefined) {
     parts.push(`<p class="problem">${PROBLEM} ${escapeHtml(report.problem)}</p>`);
     // Said once, with the exchanges that show it; each probe it ended points here.
@@ -414,9 +467,8 @@ function runBody(report: RunReport, id: string, h: number, mode: EvidenceMode): 
   }
   if (report.probes.length > 0) {
     parts.push(`<h${h} id="${id}-probes">Probes</h${h}>`);
-    report.probes.forEach((r, i) =>
-      parts.push(probeSection(report, r, `${id}-p${i}`, h + 1, mode)),
-    );
+    for (const [r, i] of byAction(report))
+      parts.push(probeSection(report, r, `${id}-p${i}`, h + 1, mode));
   }
   return parts.join('\n');
 }
@@ -466,6 +518,7 @@ ul.inline{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.2r
 .probe.v-confirmed{border-left-color:var(--confirmed)}.probe.v-refuted{border-left-color:var(--refuted)}
 .probe.v-errored{border-left-color:var(--errored)}
 .reason{font-size:1.05em}
+.lead{font-size:1.1em;font-weight:600}
 .seq{position:relative;margin:.5rem 0;
 background:linear-gradient(var(--line),var(--line)) 16.667% 0/2px 100% no-repeat,
 linear-gradient(var(--line),var(--line)) 50% 0/2px 100% no-repeat,

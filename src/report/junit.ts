@@ -8,6 +8,7 @@
  * (its details still in `<system-out>`), and each stale entry is a failing testcase of its own in
  * `stateguard.baseline`: the failures then count exactly what makes the run exit 1.
  */
+import { createdItem, createdSentence } from './created.js';
 import { undecidedCount } from '../probe/decided.js';
 import { STALE_REASON } from '../probe/baseline.js';
 import type { BaselineSummary, CallPlan, ProbeResult, RunReport, Verdict } from '../probe/types.js';
@@ -146,6 +147,13 @@ function suite(report: RunReport, options: RenderOptions): { lines: string[]; to
       : (report.uncalled ?? []).map(
           (u) => ['not called', `${u.tool}: ${u.why}`] as [string, string],
         )),
+    // What this scan left on the target: the count in words, then each object.
+    ...(report.created === undefined
+      ? []
+      : [
+          ['created', createdSentence(report.created)] as [string, string],
+          ...report.created.items.map((c) => ['created', createdItem(c)] as [string, string]),
+        ]),
   ];
   const name =
     server !== undefined

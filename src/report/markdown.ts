@@ -7,6 +7,8 @@
  */
 
 import { shownReason } from './headline.js';
+import { cutShortSentence } from '../probe/surface/surface-map.js';
+import { createdSentence } from './created.js';
 import { STALE_REASON } from '../probe/baseline.js';
 import type { CallPlan, CombinedReport, ProbeResult, RunReport } from '../probe/types.js';
 import { detailLines } from './evidence-lines.js';
@@ -147,7 +149,9 @@ function combined(report: CombinedReport, o: RenderOptions): string {
     const confirmed = server.probes.filter((r) => r.verdict === 'confirmed');
     const stale = server.baseline?.stale ?? [];
     const { plan } = server;
-    if (confirmed.length === 0 && stale.length === 0 && plan === undefined) continue;
+    const { created } = server;
+    if (confirmed.length === 0 && stale.length === 0 && plan === undefined && created === undefined)
+      continue;
     out.push('', `### ${inertMarkdown(serverName(server))}${where(server)}`);
     for (const entry of stale)
       out.push(
@@ -162,6 +166,13 @@ function combined(report: CombinedReport, o: RenderOptions): string {
       out.push(
         '',
         ...planSection(plan, o.all === true ? 'all' : 'left alone', MAX_SERVER_PLAN_ROWS),
+      );
+    if (created !== undefined)
+      out.push(
+        '',
+        inertMarkdown(createdSentence(created)),
+        '',
+        ...created.items.map((c) => `- \`${inertMarkdown(c.tool)}\` → ${inertMarkdown(c.value)}`),
       );
   }
   return `${out.join('\n')}\n`;
@@ -190,6 +201,15 @@ export const markdown = {
       out.push(
         `| ${inertMarkdown(entry)} | ⚠️ stale baseline entry | ${inertMarkdown(STALE_REASON)} |`,
       );
+    const cut = cutShortSentence(report.surface?.notReached);
+    if (cut !== undefined) out.push('', inertMarkdown(cut));
+    if (report.created !== undefined) {
+      out.push('', `**Created by this scan (${report.created.total})**`, '');
+      out.push('| tool | id or handle it handed out |', '| --- | --- |');
+      for (const item of report.created.items)
+        out.push(`| \`${inertMarkdown(item.tool)}\` | ${inertMarkdown(item.value)} |`);
+      out.push('', inertMarkdown(createdSentence(report.created)));
+    }
     const uncalled = report.uncalled ?? [];
     // The plan says what was left alone, why and the flag: `uncalled` is not said twice.
     if (report.plan !== undefined) out.push('', ...planSection(report.plan, 'all', MAX_PLAN_ROWS));

@@ -128,6 +128,19 @@ export function clipRaw(s: string, max: number): string {
 }
 
 /**
+ * `s` cut to at most `max` code points at a word boundary, the cut marked `…`: a sentence a reader
+ * is meant to follow is never cut mid-word. A single word longer than `max` is cut as
+ * {@link clipRaw} cuts it.
+ */
+export function clipWords(s: string, max: number): string {
+  const raw = clipRaw(s, max);
+  if (raw === s) return s;
+  const kept = raw.slice(0, -1);
+  const space = kept.search(/\s\S*$/);
+  return space <= 0 ? raw : `${kept.slice(0, space).replace(/[\s,;:(]+$/, '')} …`;
+}
+
+/**
  * `s` {@link visibleLine}, at most `max` UTF-16 units shown (about the columns a terminal gives
  * them: an emoji is two of each): an escape (`\x1b`, `\u202e`) or a surrogate pair is never cut
  * in half, and a cut ends in `…`. Reads at most `max` code points of `s`.

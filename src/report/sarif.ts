@@ -21,6 +21,7 @@
  * `primaryLocationLineHash` GitHub matches alerts by, both from the probe and the target (or the
  * configuration entry), never from the text of a line.
  */
+import { createdSentence } from './created.js';
 import { headline } from './headline.js';
 import { undecidedCount } from '../probe/decided.js';
 import { createHash } from 'node:crypto';
@@ -224,12 +225,22 @@ function invocationOf(report: RunReport, ruleIndex: Map<string, number>): Invoca
     startTimeUtc: report.startedAt,
     ...(Number.isNaN(end.getTime()) ? {} : { endTimeUtc: end.toISOString() }),
     toolExecutionNotifications: notifications,
-    ...(report.server === undefined && report.plan === undefined
+    ...(report.server === undefined && report.plan === undefined && report.created === undefined
       ? {}
       : {
           properties: {
             ...(report.server === undefined ? {} : { server: report.server.name }),
             ...(report.plan === undefined ? {} : { callPlan: planSummary(report.plan) }),
+            // What this scan left on the target: counted, the first named, redacted.
+            ...(report.created === undefined
+              ? {}
+              : {
+                  created: {
+                    total: report.created.total,
+                    items: report.created.items.map((c) => ({ tool: c.tool, value: c.value })),
+                    text: createdSentence(report.created),
+                  },
+                }),
           },
         }),
   };

@@ -4,6 +4,8 @@
  */
 
 import { nothingDecided, undecidedClause } from '../probe/decided.js';
+import { cutShortSentence } from '../probe/surface/surface-map.js';
+import { createdItem, createdSentence } from './created.js';
 import { onTargetProblem, TARGET_PROBLEM_REASON } from './headline.js';
 import { STALE_REASON } from '../probe/baseline.js';
 import type {
@@ -192,7 +194,12 @@ export const text = {
     if (notReached.length > 0) {
       lines.push(`not reached by discovery (${notReached.length}):`);
       for (const n of notReached) lines.push(`    ${n.tool}: ${n.why}`);
-      lines.push('');
+      lines.push(cutShortSentence(notReached) ?? '', '');
+    }
+    if (report.created !== undefined) {
+      lines.push(`created by this scan (${report.created.total}):`);
+      for (const item of report.created.items) lines.push(`    ${createdItem(item)}`);
+      lines.push(createdSentence(report.created), '');
     }
     if (plan !== undefined) {
       // The plan says what was left alone (and why, and the flag): `uncalled` is not said again.

@@ -354,3 +354,43 @@ describe('stateguard scan --baseline against the fixture twins', () => {
     },
   );
 });
+
+describe('a stdio target written as a user writes it', () => {
+  // `--title=@scope/pkg` stands for `npx -y @scope/pkg`: a word with `@` and `=`, which the report
+  // once showed escaped (`--title\=\@scope/pkg`), so an entry written by hand never matched.
+  const { command, args } = fixtureStdioCommand('flawed');
+  const words = [command, '--title=@scope/pkg', ...args];
+  const written = words.join(' ');
+  const scan = (file: string) =>
+    runCli(
+      [
+        'scan',
+        '--stdio',
+        written,
+        '--probe',
+        'state/tamper',
+        '--baseline',
+        file,
+        '--format',
+        'json',
+        '--quiet',
+      ],
+      {},
+      60_000,
+    );
+
+  it('is shown unescaped, and a hand-written entry for it accepts the finding', async () => {
+    const run = await scan(baselineFile(`state/tamper@stdio:${written}`));
+    expect(run.code, run.stderr).toBe(0);
+    const shown = JSON.parse(run.stdout) as RunReport;
+    expect(shown.target.display).toBe(`stdio:${written}`);
+    expect(shown.probes[0]).toMatchObject({ verdict: 'confirmed', baselined: true });
+  });
+
+  it('an older entry with the escaped spelling still matches', async () => {
+    const escaped = `state/tamper@stdio:${quote(words)}`;
+    expect(escaped).toContain('--title\\=\\@scope/pkg');
+    const run = await scan(baselineFile(escaped));
+    expect(run.code, run.stderr).toBe(0);
+  });
+});

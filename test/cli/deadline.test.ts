@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { STDIO_CLOSE_GRACE_MS } from '../../src/probe/target/stdio.js';
 import type { RunReport } from '../../src/probe/types.js';
-import { CLI_MAIN, runCli } from '../helpers/cli.js';
+import { CLI_MAIN, runCli, TSX_LOADER } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/spawn-stdio.js';
 import { startHttpServer } from '../servers/http-server.js';
 
@@ -138,5 +138,42 @@ describe.skipIf(process.platform === 'win32')('Ctrl-C during a stdio scan', () =
     while (running(pid) && performance.now() < until)
       await new Promise((resolve) => setTimeout(resolve, 50));
     expect(running(pid)).toBe(false);
+  });
+});
+
+describe('a discovery cut short by its time cap', () => {
+  // Every tools/call of `slow-calls` is answered after 1.5 s; with --deadline 3s the survey's cap
+  // is a third of it, so its first call is still unanswered when the cap passes.
+  it('is said in a full sentence that says "raise --deadline", on stderr and in the reports', async () => {
+    const server = `${process.execPath} --import ${TSX_LOADER} ${join(REPO_ROOT, 'test/servers/stdio-server.ts')} slow-calls`;
+    const output = join(dir, 'cut-short.md');
+    const run = await runCli(
+      ['scan', '--stdio', server, '--deadline', '3s', '--format', 'markdown', '--output', output],
+      {},
+      60_000,
+    );
+    expect(run.code, run.stderr).toBe(4);
+    const sentence =
+      'Discovery was cut short by its time cap (a third of --deadline) before it reached 1 tool; raise --deadline to reach it.';
+    expect(run.stderr).toContain(`stateguard scan: ${sentence}\n`);
+    expect(readFileSync(output, 'utf8')).toContain(`\n${sentence}\n`);
+    const json = await runCli(
+      ['scan', '--stdio', server, '--deadline', '3s', '--format', 'json', '--quiet'],
+      {},
+      60_000,
+    );
+    const report = JSON.parse(json.stdout) as RunReport;
+    // The probes that needed discovery say why, whole, with the flag that helps.
+    const tamper = report.probes.find((p) => p.id === 'state/tamper');
+    expect(tamper?.verdict).toBe('errored');
+    expect(tamper?.reason).toContain(
+      'discovery did not finish within the survey time cap (a third of --deadline)',
+    );
+    expect(tamper?.reason).toContain(
+      'raise --deadline to let it finish), so its absence proves nothing',
+    );
+    expect(report.surface?.tried).toContain(
+      "not reached: 1 tool(s), the survey's time cap passed first (raise --deadline to reach them)",
+    );
   });
 });

@@ -232,13 +232,40 @@ describe('timeouts name the limit that fired and its flag', () => {
 });
 
 describe('stdio servers that fail', () => {
-  it('a crash shows the last lines of the server stderr in the default text report', async () => {
-    const script = "echo starting >&2; echo 'Error: cannot read config.json' >&2; exit 1";
+  it('a crash shows the error line of the server stderr in the default text report', async () => {
+    const script =
+      "echo 'Error: cannot read config.json' >&2; echo '  at main (server.js:3)' >&2; echo done >&2; exit 1";
     const run = await runCli(['scan', '--stdio', `sh -c "${script}"`, '--quiet']);
     expect(run.code).toBe(4);
     expect(run.stdout).toContain(
-      'server exited with code 1 before answering; its stderr ends: starting | Error: cannot read config.json',
+      'server exited with code 1 before answering; its stderr says: Error: cannot read config.json',
     );
+    expect(run.stdout).not.toContain('its stderr ends');
+  });
+
+  it('a crash whose stderr states no error shows its last lines', async () => {
+    const script = 'echo starting >&2; echo giving up >&2; exit 1';
+    const run = await runCli(['scan', '--stdio', `sh -c "${script}"`, '--quiet']);
+    expect(run.code).toBe(4);
+    expect(run.stdout).toContain(
+      'server exited with code 1 before answering; its stderr ends: starting | giving up',
+    );
+  });
+
+  it("a missing script quotes Node's own error line, not the tail of its stack", async () => {
+    const run = await runCli(
+      ['scan', '--stdio', `${process.execPath} /nonexistent.js`, '--format', 'json', '--quiet'],
+      {},
+      60_000,
+    );
+    expect(run.code).toBe(4);
+    const problem = (JSON.parse(run.stdout) as RunReport).problem ?? '';
+    expect(problem).toContain(
+      "server exited with code 1 before answering; its stderr says: Error: Cannot find module '/nonexistent.js'",
+    );
+    expect(problem).not.toMatch(/requireStack|Node\.js v/);
+    // And on stderr, where CI looks when the report went to a file.
+    expect(run.stderr).toContain("its stderr says: Error: Cannot find module '/nonexistent.js'");
   });
 
   it('non-JSON on stdout is named, with its first bytes, not only a timeout', async () => {

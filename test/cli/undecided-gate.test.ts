@@ -133,3 +133,61 @@ describe('a server whose every tool call answers -32603 Internal error', () => {
     }
   });
 });
+
+describe('with --output, a run that decided nothing says why on stderr (exit 4)', () => {
+  it('a stdio command that does not start: the target problem, and that fixing it decides', async () => {
+    const output = join(dir, 'missing.json');
+    const run = await runCli(
+      [
+        'scan',
+        '--stdio',
+        'node /nonexistent.js',
+        '--format',
+        'json',
+        '--output',
+        output,
+        '--quiet',
+      ],
+      {},
+      60_000,
+    );
+    expect(run.code, run.stderr).toBe(4);
+    const lines = run.stderr.trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(
+      /^stateguard scan: nothing decided: target problem: the target did not answer: server\/discover \(closed: server exited with code 1 before answering; .*\); with it fixed, its probes would decide \(--allow-undecided passes without\)$/,
+    );
+    expect(lines[1]).toMatch(
+      /^0 confirmed · 0 refuted · 0 skipped · \d+ errored · nothing decided/,
+    );
+  });
+
+  it('every probe skipped for an absent surface: each reason once, with what would decide it', async () => {
+    const output = join(dir, 'origin.json');
+    const run = await runCli(
+      [
+        'scan',
+        '--stdio',
+        `${process.execPath} --import ${TSX_LOADER} ${SERVER} stdio`,
+        '--probe',
+        'transport/origin',
+        '--probe',
+        'state/tamper',
+        '--format',
+        'json',
+        '--output',
+        output,
+        '--quiet',
+      ],
+      {},
+      60_000,
+    );
+    expect(run.code, run.stderr).toBe(4);
+    // state/tamper is named once, by the undecided line; the Origin probe by its skip reason.
+    expect(run.stderr).toContain('stateguard scan: undecided state/tamper:');
+    expect(run.stderr).toContain(
+      'stateguard scan: nothing decided: transport/origin skipped: precondition: the Streamable HTTP transport (stdio carries no Origin); a target with that surface would decide it (--allow-undecided passes without)\n',
+    );
+    expect(run.stderr).not.toMatch(/nothing decided: state\/tamper/);
+  });
+});

@@ -250,8 +250,30 @@ describe('the HTML report of a target that answers with markup and script', () =
         } else {
           const report = reports[name === 'http' ? 0 : 1] as RunReport;
           expect(await rows.count()).toBe(report.probes.length);
-          for (const [i, p] of report.probes.entries())
+          // What needs action first: confirmed, errored, then the undecided skips, refuted, skipped.
+          const rank = (p: RunReport['probes'][number]): number =>
+            p.verdict === 'confirmed'
+              ? 0
+              : p.verdict === 'errored'
+                ? 2
+                : p.verdict === 'skipped' && (p.decideWith?.length ?? 0) > 0
+                  ? 3
+                  : p.verdict === 'refuted'
+                    ? 4
+                    : 5;
+          const shown = [...report.probes].sort((a, b) => rank(a) - rank(b));
+          for (const [i, p] of shown.entries())
             expect(await rows.nth(i).innerText()).toContain(p.verdict);
+          // The top of the page counts the confirmed findings and links to the first card.
+          const confirmed = report.probes.filter((p) => p.verdict === 'confirmed').length;
+          const lead = page.locator('p.lead a');
+          if (confirmed === 0) expect(await lead.count()).toBe(0);
+          else {
+            expect(await lead.innerText()).toContain(`${confirmed} confirmed finding`);
+            const first = page.locator('section.probe').first();
+            expect(await lead.getAttribute('href')).toBe(`#${await first.getAttribute('id')}`);
+            expect(await first.getAttribute('class')).toBe('probe v-confirmed');
+          }
         }
         const fold = page.locator('.probe details').first();
         const pre = fold.locator('pre');

@@ -107,11 +107,16 @@ describe('the HTML page of one run', () => {
     const rows = elements(table as Element).filter(
       (e) => e.nodeName === 'tr' && e.parentNode?.nodeName === 'tbody',
     );
+    // What needs action first: confirmed, errored, refuted, skipped (see the describe below).
+    const order = ['confirmed', 'errored', 'refuted', 'skipped'];
+    const shown = [...report.probes].sort(
+      (a, b) => order.indexOf(a.verdict) - order.indexOf(b.verdict),
+    );
     expect(rows.map((r) => textOf(r).split(/✗|✓|–|!/)[0])).toEqual([
-      ...report.probes.map((p) => p.id),
+      ...shown.map((p) => p.id),
       'state/replay-request@stdio:./server.js',
     ]);
-    for (const [i, p] of report.probes.entries())
+    for (const [i, p] of shown.entries())
       expect(textOf(rows[i] as Element)).toContain(`${p.verdict}`);
     expect(textOf(rows[0] as Element)).toContain('(baselined)');
   });
@@ -248,4 +253,58 @@ describe('stateguard scan --format html', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+describe('what needs action comes first', () => {
+  // The confirmed finding last in the report, as a registry order can put it.
+  const reversed: RunReport = {
+    ...report,
+    probes: [...report.probes].reverse(),
+    baseline: undefined,
+  };
+  const doc = parseStrict(html.render(reversed, summary));
+  const all = elements(doc);
+  const classOf = (e: Element): string => e.attrs.find((a) => a.name === 'class')?.value ?? '';
+  const idOf = (e: Element): string => e.attrs.find((a) => a.name === 'id')?.value ?? '';
+  const rank = ['confirmed', 'errored', 'refuted', 'skipped'];
+  const verdicts = reversed.probes
+    .map((p) => p.verdict)
+    .sort((a, b) => rank.indexOf(a) - rank.indexOf(b));
+
+  it('orders the table rows and the cards confirmed, errored, refuted, skipped', () => {
+    const rows = all.filter(
+      (e) =>
+        e.nodeName === 'tr' && e.parentNode?.nodeName === 'tbody' && classOf(e).startsWith('v-'),
+    );
+    expect(rows.map((r) => classOf(r).slice(2))).toEqual(verdicts);
+    const cards = all.filter((e) => e.nodeName === 'section' && classOf(e).startsWith('probe '));
+    expect(cards.map((c) => classOf(c).split(' ')[1]?.slice(2))).toEqual(verdicts);
+    // Each row still links to its own card.
+    for (const row of rows) {
+      const href =
+        elements(row)
+          .find((e) => e.nodeName === 'a')
+          ?.attrs.find((a) => a.name === 'href')?.value ?? '';
+      const card = cards.find((c) => `#${idOf(c)}` === href);
+      expect(card && classOf(card)).toBe(`probe ${classOf(row)}`);
+    }
+  });
+
+  it('says at the top how many were confirmed, linked to the first card', () => {
+    const n = reversed.probes.filter((p) => p.verdict === 'confirmed').length;
+    const lead = all.find((e) => classOf(e) === 'lead');
+    expect(lead && textOf(lead)).toContain(
+      `${n} confirmed finding${n === 1 ? '' : 's'}: see the first`,
+    );
+    // Before the verdict table.
+    expect(all.indexOf(lead as Element)).toBeLessThan(
+      all.findIndex((e) => classOf(e) === 'matrix'),
+    );
+    const href = elements(lead as Element)
+      .find((e) => e.nodeName === 'a')
+      ?.attrs.find((a) => a.name === 'href')?.value;
+    const first = all.find((e) => e.nodeName === 'section' && classOf(e).startsWith('probe '));
+    expect(href).toBe(`#${idOf(first as Element)}`);
+    expect(classOf(first as Element)).toBe('probe v-confirmed');
+  });
 });

@@ -4,6 +4,7 @@
  *
  * Scenarios: modern, modern-no-discover, legacy, hang, hang-stubborn (ignores SIGTERM and EOF),
  * slow-start (reads nothing for 1.5 s, like a server that compiles or downloads itself first),
+ * slow-calls (answers every tools/call after 1.5 s, longer than a short --deadline's survey),
  * garbage (exits after answering a tools/call with garbage), crash-mid-answer, request-first, huge-line, nested, stderr-echo; and the agreeable
  * servers `yes`, `echo` and `echo-pretty` (see `agreeable.ts`); the hostile targets `hostile`,
  * `risky` and `markup` (see `hostile-target.ts`); the gated `needs-tasks` and `needs-telepathy`
@@ -72,6 +73,10 @@ const serve = (line: string): void => {
       process.stdout.write(
         `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":{"deep":${'['.repeat(depth)}${']'.repeat(depth)}}}\n`,
       );
+      return;
+    }
+    if (scenario === 'slow-calls') {
+      setTimeout(() => out(reply), 1500);
       return;
     }
     if (scenario === 'stderr-echo') process.stderr.write(`serving caller ${caller ?? 'nobody'}\n`);

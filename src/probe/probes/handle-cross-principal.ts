@@ -78,7 +78,9 @@ export default defineProbe({
     if (recipes.length === 0) {
       const failed = ctx.surface.failures[0];
       if (failed !== undefined)
-        return errored(`no handle found, but discovery drew no decision on ${failed}`);
+        return errored(
+          `no handle found, but discovery drew no decision (${failed}), so its absence proves nothing`,
+        );
       return skipped(
         `precondition: a value one call mints and another takes back (tried: ${ctx.surface.tried.join(', ') || 'nothing callable'})`,
       );

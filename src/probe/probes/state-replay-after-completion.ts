@@ -50,7 +50,9 @@ export default defineProbe({
     const candidates = flows.filter(acts);
     if (candidates.length === 0) {
       if (flows.length === 0 && failures[0] !== undefined)
-        return errored(`no flow found, but discovery drew no decision on ${failures[0]}`);
+        return errored(
+          `no flow found, but discovery drew no decision (${failures[0]}), so its absence proves nothing`,
+        );
       if (flows.length === 0)
         return skipped(
           'precondition: a tool that answers input_required with a requestState (none found)',

@@ -63,7 +63,10 @@ export async function runSurvey(
   if (lacking.size > 0) map = { ...map, lacking: [...lacking] };
   if (result.verdict === 'errored') {
     // Cut short (time cap, a thrown error): what it did not reach proves nothing.
-    map = { ...map, failures: [...map.failures, `discovery did not finish: ${result.reason}`] };
+    const said = result.reason.startsWith('did not finish')
+      ? `discovery ${result.reason}`
+      : `discovery did not finish: ${result.reason}`;
+    map = { ...map, failures: [...map.failures, said] };
   }
   return { map, evidence: result.evidence, requests: result.requests ?? 0 };
 }

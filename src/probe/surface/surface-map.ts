@@ -83,6 +83,28 @@ export interface FlowRecipe {
 /** How `tried` names a tool whose placeholder call was answered `-32603 Internal error`. */
 export const INTERNAL_ERROR = 'internal error -32603';
 
+/** Why a tool was not reached when the survey's share of `--deadline` ran out. */
+export const SURVEY_CAP_PASSED = "the survey's time cap passed";
+/** Why a tool was not reached when the survey's call budget ran out. */
+export const SURVEY_BUDGET_SPENT = "the survey's call budget was spent";
+
+/**
+ * The sentence that says discovery was cut short, whole (no report cuts it), or undefined when it
+ * reached every tool: `Discovery was cut short by its time cap (a third of --deadline) before it
+ * reached 26 tools; raise --deadline to reach them.` Only the time cap names the flag: no flag
+ * raises the call budget.
+ */
+export function cutShortSentence(
+  notReached: readonly { readonly why: string }[] | undefined,
+): string | undefined {
+  const n = notReached?.length ?? 0;
+  if (n === 0) return undefined;
+  const tools = n === 1 ? '1 tool' : `${n} tools`;
+  return notReached?.some((r) => r.why.endsWith(SURVEY_CAP_PASSED)) === true
+    ? `Discovery was cut short by its time cap (a third of --deadline) before it reached ${tools}; raise --deadline to reach ${n === 1 ? 'it' : 'them'}.`
+    : `Discovery spent its call budget before it reached ${tools}; each is named in the report.`;
+}
+
 /** Everything discovery found, and what it tried. */
 export interface SurfaceMap {
   readonly handles: readonly HandleRecipe[];

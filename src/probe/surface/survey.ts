@@ -32,7 +32,7 @@ import {
 } from './schema.js';
 import type { Exchange, PromptInfo, ProtocolInfo, ToolInfo } from '../types.js';
 import { harvestMint, type Found } from './harvest.js';
-import { INTERNAL_ERROR } from './surface-map.js';
+import { INTERNAL_ERROR, SURVEY_BUDGET_SPENT, SURVEY_CAP_PASSED } from './surface-map.js';
 import { byDefault, isRiskyParameter, judgeTool, type CallPermission } from './tool-risk.js';
 import { choiceFill, choiceName, choicesFor, type Choice } from './choices.js';
 import { classifyReadable } from '../plan/classify.js';
@@ -192,8 +192,8 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
   const late = (): boolean => options.stopAt !== undefined && performance.now() >= options.stopAt;
   const why = (e?: Exchange): string =>
     e?.outcome.kind === 'failure' && e.outcome.failure === 'budget'
-      ? "the survey's call budget was spent"
-      : "the survey's time cap passed";
+      ? SURVEY_BUDGET_SPENT
+      : SURVEY_CAP_PASSED;
   const unreached = (tools: readonly ToolInfo[], what: string, e?: Exchange): void => {
     for (const t of tools)
       if (!notReached.some((n) => n.tool === t.name))
@@ -501,7 +501,13 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
           .join(', ')}`,
       );
     tried.push(...handles.map((h) => `handle: ${recipeName(h)}`));
-    if (notReached.length > 0) tried.push(`not reached: ${notReached.length} tool(s)`);
+    // Said in words a skip's reason can quote whole: the count, why, and the flag that helps.
+    if (notReached.length > 0)
+      tried.push(
+        notReached.some((n) => n.why.endsWith(SURVEY_CAP_PASSED))
+          ? `not reached: ${notReached.length} tool(s), the survey's time cap passed first (raise --deadline to reach them)`
+          : `not reached: ${notReached.length} tool(s), the survey's call budget was spent first`,
+      );
     return {
       handles,
       flows: orderFlows(flows),

@@ -188,6 +188,11 @@ export interface MintedValues {
    * handed out, or one the tool's own schema offers.
    */
   notOurs(tool: ToolInfo | undefined, args: unknown): string | undefined;
+  /**
+   * What this scan created: each value a tool that does not only read handed out first to one of
+   * this scan's calls, with that tool, in the order they were minted.
+   */
+  created(): { readonly tool: string; readonly value: string }[];
 }
 
 const keyOf = (v: unknown): string | undefined => {
@@ -295,6 +300,18 @@ export function createMintedValues(): MintedValues {
         if (risky) return names.join('.');
       }
       return undefined;
+    },
+    created() {
+      // A large integer is keyed `#123`; the report shows the value as the server sent it.
+      const all = [...created].map(([key, tool]) => ({
+        tool,
+        value: key.startsWith('#') ? key.slice(1) : key,
+      }));
+      // A text block that carries the id (`{"noteId":"note-7f3a"}`) is the answer, not the object:
+      // only the innermost value the same tool handed out is named.
+      return all.filter(
+        (c) => !all.some((o) => o !== c && o.tool === c.tool && c.value.includes(o.value)),
+      );
     },
     notOurs(tool, args) {
       if (!isRecord(args)) return undefined;
