@@ -231,7 +231,7 @@ describe('action.yml', () => {
     expect(ACTION).toContain('uses: actions/setup-node@v4');
     expect(ACTION).toContain('node-version: ${{ inputs.node-version }}');
     expect(ACTION).toMatch(
-      / {6}working-directory: \$\{\{ github\.action_path \}\}\n {6}run: npm ci --no-audit --no-fund && npm run build\n/,
+      / {6}working-directory: \$\{\{ github\.action_path \}\}\n {6}run: npm ci --no-audit --no-fund\n/,
     );
     expect(ACTION).toContain('STATEGUARD_ACTION_PATH: ${{ github.action_path }}');
     expect(ACTION).toContain('run: node "$STATEGUARD_ACTION_PATH/dist/action/main.js"');
