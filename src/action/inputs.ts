@@ -6,6 +6,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { splitCommandLine } from '../cli/command-line.js';
+import { parseDuration } from '../cli/duration.js';
 import { EVIDENCE_MODES, type EvidenceMode } from '../report/types.js';
 
 /** When the step fails: on a confirmed finding, on that or an errored probe, or never. */
@@ -50,6 +51,74 @@ export interface ActionInputs {
   readonly args: readonly string[];
   /** `--all` and `--evidence` among `args`: they shape the SARIF and Markdown the action renders. */
   readonly render: { readonly all: boolean; readonly evidence: EvidenceMode };
+  /** `start`: a server the step starts before the scan, waits for, and stops after it. */
+  readonly start?: StartInputs;
+}
+
+/** The `start`, `wait-for` and `wait-timeout` inputs. */
+export interface StartInputs {
+  /** The command line, run by `bash -c` in the workspace (the job's own, as a `run:` step's). */
+  readonly command: string;
+  /** Where the server listens: the scan starts once a TCP connection there succeeds. */
+  readonly host: string;
+  readonly port: number;
+  /** The longest wait for that connection (`wait-timeout`, default 60 s). */
+  readonly timeoutMs: number;
+}
+
+/** The default `wait-timeout`. */
+export const DEFAULT_WAIT_MS = 60_000;
+
+/** `host:port`, `[v6]:port` or an http(s) URL (its port, else 80/443), or an input error. */
+function endpointOf(name: string, value: string): { host: string; port: number } {
+  if (/^https?:\/\//i.test(value)) {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new ActionInputError(`${name}: '${value}' is not a URL`);
+    }
+    const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+    return { host: url.hostname.replace(/^\[|\]$/g, ''), port };
+  }
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(value);
+  const port = Number(m?.[3]);
+  if (m === null || port < 1 || port > 65535)
+    throw new ActionInputError(
+      `${name}: '${value}' is not host:port or an http(s) URL, e.g. 127.0.0.1:3000`,
+    );
+  return { host: m[1] ?? m[2] ?? '', port };
+}
+
+/** The server to start, from `start`, `wait-for` (default: the target URL) and `wait-timeout`. */
+function startOf(env: NodeJS.ProcessEnv, target: string | undefined): StartInputs | undefined {
+  const command = input(env, 'start');
+  const waitFor = input(env, 'wait-for');
+  const waitTimeout = input(env, 'wait-timeout');
+  if (command === undefined) {
+    if (waitFor !== undefined || waitTimeout !== undefined)
+      throw new ActionInputError('wait-for and wait-timeout need start (the command to run)');
+    return undefined;
+  }
+  const where =
+    waitFor ?? (target !== undefined && /^https?:\/\//i.test(target) ? target : undefined);
+  if (where === undefined)
+    throw new ActionInputError(
+      'start: give wait-for (host:port), or a target URL whose port the server listens on',
+    );
+  let timeoutMs = DEFAULT_WAIT_MS;
+  if (waitTimeout !== undefined) {
+    try {
+      timeoutMs = parseDuration('wait-timeout', waitTimeout);
+    } catch (error) {
+      throw new ActionInputError((error as Error).message.replace(/^--/, ''));
+    }
+  }
+  return {
+    command,
+    ...endpointOf(waitFor !== undefined ? 'wait-for' : 'target', where),
+    timeoutMs,
+  };
 }
 
 const input = (env: NodeJS.ProcessEnv, name: string): string | undefined => {
@@ -102,6 +171,7 @@ export function readInputs(env: NodeJS.ProcessEnv): ActionInputs {
   if (own !== undefined)
     throw new ActionInputError(`args: ${own} is set by the action; use its input instead`);
   const render = renderFlags(args);
+  const start = startOf(env, target);
   const pick = <K extends string>(key: K, value: string | undefined) =>
     (value === undefined ? {} : { [key]: value }) as Partial<Record<K, string>>;
   return {
@@ -125,6 +195,7 @@ export function readInputs(env: NodeJS.ProcessEnv): ActionInputs {
     ...pick('sarifLocation', input(env, 'sarif-location')),
     args: render.rest,
     render: { all: render.all, evidence: render.evidence },
+    ...(start !== undefined ? { start } : {}),
   };
 }
 

@@ -10,9 +10,10 @@
  * of everything the scanner prints, should it ever print one.
  */
 import { undecided } from '../probe/decided.js';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +22,13 @@ import { markdown } from '../report/markdown.js';
 import { parseSarifLocation, sourceRootOf } from '../report/sarif-location.js';
 import { sarif } from '../report/sarif.js';
 import type { RenderOptions } from '../report/types.js';
-import { ActionInputError, readInputs, scanArgv, type ActionInputs } from './inputs.js';
+import {
+  ActionInputError,
+  readInputs,
+  scanArgv,
+  type ActionInputs,
+  type StartInputs,
+} from './inputs.js';
 
 /** Where the step writes and what it reads. */
 export interface ActionIo {
@@ -61,18 +68,56 @@ function cliMain(): string {
   return join(here, '..', '..', 'cli', here.endsWith('.ts') ? 'main.ts' : 'main.js');
 }
 
-/** Runs the scanner; its output goes to this step's log with the secrets cut out. */
-function scan(argv: readonly string[], inputs: ActionInputs, io: ActionIo): Promise<number> {
-  const secrets = [inputs.identityA, inputs.identityB].filter(
-    (s): s is string => s !== undefined && s !== '',
-  );
-  const clean = (text: string): string =>
+/** The identities, as they must never appear in the step's log. */
+const secretsOf = (inputs: ActionInputs): string[] =>
+  [inputs.identityA, inputs.identityB].filter((s): s is string => s !== undefined && s !== '');
+
+/** `text` with every secret cut out, and its trailing newline dropped. */
+const cleaner =
+  (secrets: readonly string[]) =>
+  (text: string): string =>
     secrets.reduce((t, s) => t.split(s).join('***'), text).replace(/\n$/, '');
+
+/**
+ * Relays a child's stream to the step's log line by line, so a secret is never split across two
+ * chunks, and no line is a command. A CR at a chunk's end may be the first half of CR LF: it waits
+ * for the next chunk.
+ */
+function relay(
+  stream: NodeJS.ReadableStream,
+  write: (l: string) => void,
+  clean: (text: string) => string,
+  prefix = '',
+): void {
+  let pending = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    const text = pending + chunk;
+    const held = text.endsWith('\r') ? '\r' : '';
+    const lines = text.slice(0, text.length - held.length).split(LINE_BREAK);
+    pending = (lines.pop() ?? '') + held;
+    for (const line of lines) write(inertLine(`${prefix}${clean(line)}`));
+  });
+  stream.on('end', () => {
+    const last = pending.replace(/\r$/, '');
+    if (last !== '') write(inertLine(`${prefix}${clean(last)}`));
+  });
+}
+
+/** The job's environment less the step's inputs and the scanner's identity variables. */
+function jobEnv(io: ActionIo): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = Object.fromEntries(
     Object.entries(io.env).filter(([k]) => !k.startsWith('INPUT_')),
   );
   delete env.STATEGUARD_IDENTITY_A;
   delete env.STATEGUARD_IDENTITY_B;
+  return env;
+}
+
+/** Runs the scanner; its output goes to this step's log with the secrets cut out. */
+function scan(argv: readonly string[], inputs: ActionInputs, io: ActionIo): Promise<number> {
+  const clean = cleaner(secretsOf(inputs));
+  const env = jobEnv(io);
   if (inputs.identityA !== undefined) env.STATEGUARD_IDENTITY_A = inputs.identityA;
   if (inputs.identityB !== undefined) env.STATEGUARD_IDENTITY_B = inputs.identityB;
   return new Promise((resolve) => {
@@ -81,28 +126,105 @@ function scan(argv: readonly string[], inputs: ActionInputs, io: ActionIo): Prom
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    // Line by line, so a secret is never split across two chunks, and no line is a command. A CR
-    // at a chunk's end may be the first half of CR LF: it waits for the next chunk.
-    const relay = (stream: NodeJS.ReadableStream, write: (l: string) => void): void => {
-      let pending = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => {
-        const text = pending + chunk;
-        const held = text.endsWith('\r') ? '\r' : '';
-        const lines = text.slice(0, text.length - held.length).split(LINE_BREAK);
-        pending = (lines.pop() ?? '') + held;
-        for (const line of lines) write(inertLine(clean(line)));
-      });
-      stream.on('end', () => {
-        const last = pending.replace(/\r$/, '');
-        if (last !== '') write(inertLine(clean(last)));
-      });
-    };
-    relay(child.stdout, io.err);
-    relay(child.stderr, io.err);
+    relay(child.stdout, io.err, clean);
+    relay(child.stderr, io.err, clean);
     child.on('error', () => resolve(2));
     child.on('close', (code) => resolve(code ?? 2));
   });
+}
+
+/** A server the step started: stop it (its whole process group), within a bounded time. */
+interface StartedServer {
+  stop(): Promise<void>;
+}
+
+/** Resolves `true` once `child` has exited, or `false` after `ms`. */
+function exitedWithin(child: ChildProcess, ms: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+/** One TCP connection attempt to `host:port`, bounded by `ms`. */
+function accepts(host: string, port: number, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(ms, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/**
+ * `start`: runs the command with `bash -c` in the workspace, in a process group of its own, its
+ * output relayed as `[server] …` lines, and waits until `host:port` accepts a TCP connection. The
+ * wait ends at `wait-timeout`, or as soon as the command exits; either is an error naming the
+ * input to change.
+ */
+async function startServer(
+  start: StartInputs,
+  inputs: ActionInputs,
+  io: ActionIo,
+): Promise<StartedServer | string> {
+  const clean = cleaner(secretsOf(inputs));
+  const child = spawn('bash', ['-c', start.command], {
+    cwd: io.cwd,
+    env: jobEnv(io),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  relay(child.stdout!, io.err, clean, '[server] ');
+  relay(child.stderr!, io.err, clean, '[server] ');
+  let failed: string | undefined;
+  child.once('error', (error) => (failed = `start: could not run bash (${error.message})`));
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, name);
+    } catch {
+      // Already gone.
+    }
+  };
+  const server: StartedServer = {
+    async stop() {
+      signal('SIGTERM');
+      if (await exitedWithin(child, 5000)) return signal('SIGKILL'); // what it left behind
+      signal('SIGKILL');
+      await exitedWithin(child, 2000);
+    },
+  };
+  const where = `${start.host.includes(':') ? `[${start.host}]` : start.host}:${start.port}`;
+  io.err(`stateguard: started the server (start), waiting for ${where}`);
+  const deadline = Date.now() + start.timeoutMs;
+  for (;;) {
+    if (failed !== undefined) break;
+    if (child.exitCode !== null || child.signalCode !== null) {
+      failed = `start: the server exited (${child.exitCode ?? child.signalCode}) before ${where} accepted a connection`;
+      break;
+    }
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      failed = `start: nothing accepted a connection on ${where} within ${start.timeoutMs / 1000}s (wait-for, wait-timeout)`;
+      break;
+    }
+    if (await accepts(start.host, start.port, Math.min(1000, left))) {
+      io.err(`stateguard: ${where} accepts connections; scanning`);
+      return server;
+    }
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.min(250, Math.max(0, deadline - Date.now()))),
+    );
+  }
+  await server.stop();
+  return failed;
 }
 
 /** Appends `name=value` outputs in the delimiter form, so no value can forge another. */
@@ -186,7 +308,22 @@ export async function runAction(io: ActionIo): Promise<number> {
     sarif: join(dir, 'stateguard.sarif'),
     markdown: join(dir, 'stateguard.md'),
   };
-  const code = await scan(scanArgv(inputs, files.report), inputs, io);
+  let started: StartedServer | undefined;
+  if (inputs.start !== undefined) {
+    const outcome = await startServer(inputs.start, inputs, io);
+    if (typeof outcome === 'string') {
+      out(`::error title=stateguard::${commandText(outcome)}`);
+      return 2;
+    }
+    started = outcome;
+  }
+  let code: number;
+  try {
+    code = await scan(scanArgv(inputs, files.report), inputs, io);
+  } finally {
+    await started?.stop();
+    if (started !== undefined) io.err('stateguard: stopped the server (start)');
+  }
   if (!REPORTED.has(code)) {
     out(`::error title=stateguard::the scan ended with exit code ${code} and no report`);
     writeOutputs(env.GITHUB_OUTPUT, { 'exit-code': code });

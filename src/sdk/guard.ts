@@ -29,7 +29,7 @@ import {
   type GuardTransport,
   type StateGuardOptions,
 } from './options.js';
-import { httpPrincipal } from './principal.js';
+import { httpPrincipal, PrincipalUnavailableError } from './principal.js';
 import {
   hookServer,
   lowLevel,
@@ -103,6 +103,14 @@ export function createStateGuard(options: StateGuardOptions): StateGuard {
   const isSingleUse = singleUseTools(options.singleUse);
   const ledger = options.singleUse?.ledger;
 
+  const warned = new Set<string>();
+  /** One line on stderr per cause and guard: a deployment error, not a per-request event. */
+  const warnOnce = (line: string): void => {
+    if (warned.has(line)) return;
+    warned.add(line);
+    console.warn(line);
+  };
+
   /** Log the refusal once, and return the wire error to throw. Nothing of the token reaches the hook. */
   const refuse = (reason: StateRejection, binding: StateBinding): Error => {
     try {
@@ -158,7 +166,10 @@ export function createStateGuard(options: StateGuardOptions): StateGuard {
     let principal: Principal | undefined;
     try {
       principal = resolvePrincipal(ctx);
-    } catch {
+    } catch (error) {
+      // A token the library's resolvers cannot bind is a deployment error: say once, in one line,
+      // what is missing and which option fixes it. The client still sees only -32603.
+      if (error instanceof PrincipalUnavailableError) warnOnce(error.message);
       throw refuse('principal-unavailable', unbound);
     }
     // Measured before digesting: the digest's cost grows with the arguments, the walk stops at

@@ -42,6 +42,23 @@ export function principalFromAuthInfo(authInfo: AuthInfo | undefined): Principal
 }
 
 /**
+ * What the library's own resolvers throw when a verified token lacks what they bind. Its message is
+ * one line for the operator's log: what is missing and the option that fixes it. It names no value
+ * of the token (the guard writes it once, and never to the client, which sees `-32603`).
+ */
+export class PrincipalUnavailableError extends TypeError {
+  override readonly name = 'PrincipalUnavailableError';
+}
+
+/** The one line the guard logs for a token without a subject or an issuer. */
+export const MISSING_SUBJECT_MESSAGE =
+  "stateguard: refusing guarded calls (-32603): the verified access token has no subject or issuer, which the default principal (httpPrincipal) binds; set extra.sub and extra.iss in your OAuthTokenVerifier's AuthInfo, or pass createStateGuard({ principal }) (principalFromClientIdOnly binds the OAuth client alone)";
+
+/** The one line the guard logs for a token without a client id under `principalFromClientIdOnly`. */
+export const MISSING_CLIENT_MESSAGE =
+  "stateguard: refusing guarded calls (-32603): the verified access token has no client id, which principalFromClientIdOnly binds; set clientId in your OAuthTokenVerifier's AuthInfo, or pass another createStateGuard({ principal })";
+
+/**
  * The default resolver, on every transport: the principal of the verified bearer token
  * (`ctx.http.authInfo`) if there is one, none if the request carries no verified token.
  *
@@ -62,7 +79,7 @@ export const httpPrincipal: PrincipalResolver = (ctx) => {
   if (authInfo === undefined) return undefined;
   const principal = principalFromAuthInfo(authInfo);
   if (principal === undefined) {
-    throw new TypeError('the verified access token names no subject and issuer');
+    throw new PrincipalUnavailableError(MISSING_SUBJECT_MESSAGE);
   }
   return principal;
 };
@@ -77,7 +94,7 @@ export const principalFromClientIdOnly: PrincipalResolver = (ctx) => {
   const authInfo = ctx.http?.authInfo;
   if (authInfo === undefined) return undefined;
   const clientId = text(authInfo.clientId);
-  if (clientId === undefined) throw new TypeError('the verified access token names no client id');
+  if (clientId === undefined) throw new PrincipalUnavailableError(MISSING_CLIENT_MESSAGE);
   return { clientId };
 };
 

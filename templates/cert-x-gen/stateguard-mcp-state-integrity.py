@@ -81,8 +81,9 @@ def scanner():
         return given, None
     found = shutil.which("stateguard")
     if found is None:
-        return None, ("stateguard is not installed: npm install -g stateguard "
-                      "(or set STATEGUARD_BIN to its absolute path)")
+        return None, ("stateguard is not on the PATH: it is not on the npm registry; in a clone "
+                      "of its repository run npm install && npm link, or set STATEGUARD_BIN to "
+                      "the absolute path of its dist/cli/main.js")
     return found, None
 
 

@@ -1,6 +1,6 @@
 /**
  * The Action's inputs: how each becomes a `stateguard scan` argument, and action.yml kept true to
- * the script (every input the script reads is passed to it, the pinned version is this package's).
+ * the script (every input the script reads is passed to it; it builds and runs its own checkout).
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,6 @@ import { gate } from '../../src/action/run.js';
 const read = (path: string): string =>
   readFileSync(fileURLToPath(new URL(`../../${path}`, import.meta.url)), 'utf8');
 const ACTION = read('action.yml');
-const PKG = JSON.parse(read('package.json')) as { version: string };
 
 const argv = (inputs: Record<string, string>): string[] =>
   scanArgv(
@@ -168,6 +167,47 @@ describe('what the Action lets the scan call', () => {
   });
 });
 
+describe('the start inputs', () => {
+  const read = (inputs: Record<string, string>) =>
+    readInputs(
+      Object.fromEntries(
+        Object.entries(inputs).map(([k, v]) => [`INPUT_${k.toUpperCase().replace(/-/g, '_')}`, v]),
+      ),
+    );
+
+  it('wait on the target URL by default, for 60 s', () => {
+    expect(read({ target: 'http://127.0.0.1:3000/mcp', start: 'node server.js' }).start).toEqual({
+      command: 'node server.js',
+      host: '127.0.0.1',
+      port: 3000,
+      timeoutMs: 60_000,
+    });
+  });
+
+  it('take wait-for as host:port, [v6]:port or a URL, and wait-timeout as a duration', () => {
+    const start = (waitFor: string) =>
+      read({ target: 'http://x/mcp', start: 's', 'wait-for': waitFor, 'wait-timeout': '5s' }).start;
+    expect(start('localhost:8080')).toMatchObject({
+      host: 'localhost',
+      port: 8080,
+      timeoutMs: 5000,
+    });
+    expect(start('[::1]:8080')).toMatchObject({ host: '::1', port: 8080 });
+    expect(start('https://127.0.0.1/mcp')).toMatchObject({ host: '127.0.0.1', port: 443 });
+  });
+
+  it.each([
+    [{ target: 'node server.js', start: 's' }, 'start: give wait-for'],
+    [{ target: 'http://x/mcp', 'wait-for': 'x:1' }, 'wait-for and wait-timeout need start'],
+    [{ target: 'http://x/mcp', start: 's', 'wait-for': 'x' }, "wait-for: 'x' is not host:port"],
+    [{ target: 'http://x/mcp', start: 's', 'wait-for': 'x:70000' }, 'is not host:port'],
+    [{ target: 'http://x/mcp', start: 's', 'wait-timeout': '60' }, 'wait-timeout needs a unit'],
+  ])('refuse %j', (inputs, message) => {
+    expect(() => read(inputs)).toThrow(ActionInputError);
+    expect(() => read(inputs)).toThrow(message);
+  });
+});
+
 describe('action.yml', () => {
   const section = (name: string): string => {
     const start = ACTION.indexOf(`\n${name}:\n`);
@@ -177,7 +217,7 @@ describe('action.yml', () => {
   const inputs = [...section('inputs').matchAll(/^ {2}([a-z-]+):$/gm)].map((m) => m[1] ?? '');
 
   it('passes every input the script reads to it as INPUT_*', () => {
-    const own = ['sarif-upload', 'category', 'version'];
+    const own = ['sarif-upload', 'category', 'node-version'];
     for (const name of inputs.filter((n) => !own.includes(n))) {
       const env = `INPUT_${name.toUpperCase().replace(/-/g, '_')}: \${{ inputs.${name} }}`;
       expect(ACTION, name).toContain(env);
@@ -185,12 +225,17 @@ describe('action.yml', () => {
     expect(inputs).toEqual(expect.arrayContaining(['target', 'config', 'identity-a', 'fail-on']));
   });
 
-  it('installs this package version, and uploads with the official action', () => {
+  it('builds its own checkout with the Node.js it sets up, runs from it, and uploads with the official action', () => {
+    // stateguard is not on the npm registry: nothing is installed from it.
+    expect(ACTION).not.toMatch(/npm install[^\n]*stateguard@/);
+    expect(ACTION).toContain('uses: actions/setup-node@v4');
+    expect(ACTION).toContain('node-version: ${{ inputs.node-version }}');
     expect(ACTION).toMatch(
-      new RegExp(`version:\\n(?: {4}.*\\n)*? {4}default: ${PKG.version.replace(/\./g, '\\.')}\\n`),
+      / {6}working-directory: \$\{\{ github\.action_path \}\}\n {6}run: npm ci --no-audit --no-fund\n/,
     );
+    expect(ACTION).toContain('STATEGUARD_ACTION_PATH: ${{ github.action_path }}');
+    expect(ACTION).toContain('run: node "$STATEGUARD_ACTION_PATH/dist/action/main.js"');
     expect(ACTION).toContain('uses: github/codeql-action/upload-sarif@v4');
-    expect(ACTION).toContain('node_modules/stateguard/dist/action/main.js');
   });
 
   it('declares every output the script writes, from the scan step', () => {

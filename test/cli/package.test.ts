@@ -33,8 +33,12 @@ describe('the packed package', () => {
     expect(BIN).toBe('./dist/cli/main.js');
   });
 
-  it('builds before packing, so a clean clone never packs an empty dist', () => {
-    expect(pkg.scripts['prepack']).toBe('npm run build');
+  it('builds in prepare: before packing, and when npm installs it from a git URL', () => {
+    // npm runs `prepare` (not `prepack`) for a git dependency, after installing its devDependencies,
+    // and also on `npm pack` and a plain `npm install`/`npm ci` in the clone. One build script for
+    // all of them; a `prepack` beside it would build twice on `npm pack`.
+    expect(pkg.scripts['prepare']).toBe('npm run build');
+    expect(pkg.scripts['prepack']).toBeUndefined();
   });
 
   it('starts the CLI source with a node shebang, which the build keeps', () => {

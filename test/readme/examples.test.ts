@@ -6,6 +6,8 @@
  * Conventions for README authors:
  * - A block may use the placeholders declared in {@link PRELUDE} (`principal`, `args`, `log`,
  *   `echoedState`, `request`, …) as if they were in scope. Each is typed against the real exports.
+ *   Not in docs/library.md ({@link SELF_CONTAINED}): a reader copies its blocks whole, so each
+ *   one declares or imports every name it uses, and is type-checked without the prelude.
  * - A block that cannot compile on its own (a deliberate fragment) is fenced ```ts fragment: it is
  *   only checked to parse, not type-checked. Use it sparingly: an example that does not compile is
  *   usually a wrong example.
@@ -31,6 +33,8 @@ const SOURCES =
           .sort()
           .map((f) => join(ROOT, 'docs', f)),
       ];
+/** The pages whose every block must compile on its own, with no prelude in scope. */
+const SELF_CONTAINED: ReadonlySet<string> = new Set(['docs/library.md']);
 /** Virtual files live inside the package so `zod` and the SDK resolve from its node_modules. */
 const VIRTUAL_DIR = join(ROOT, 'test', 'readme', '__readme-examples__');
 const PRELUDE_FILE = join(VIRTUAL_DIR, 'prelude.ts');
@@ -151,12 +155,16 @@ interface Checked {
   readonly files: Map<Block, string>;
 }
 
-/** One program for every block (plus the prelude): the library is type-checked once. */
-function checkBlocks(blocks: readonly Block[]): Checked {
+/**
+ * One program for every block (plus the prelude, unless `prelude` is false): the library is
+ * type-checked once per program.
+ */
+function checkBlocks(blocks: readonly Block[], prelude = true): Checked {
   const files = new Map<Block, string>();
-  const virtual = new Map<string, string>([[PRELUDE_FILE, PRELUDE]]);
+  const virtual = new Map<string, string>(prelude ? [[PRELUDE_FILE, PRELUDE]] : []);
+  const dir = prelude ? VIRTUAL_DIR : join(VIRTUAL_DIR, 'self-contained');
   blocks.forEach((block, index) => {
-    const file = join(VIRTUAL_DIR, `block-${index}-line-${block.line}.ts`);
+    const file = join(dir, `block-${index}-line-${block.line}.ts`);
     files.set(block, file);
     // `export {}` makes every block a module, so blocks never see each other's declarations.
     virtual.set(file, `${block.code}\nexport {};\n`);
@@ -172,7 +180,8 @@ function checkBlocks(blocks: readonly Block[]): Checked {
       ? getSourceFile.call(host, path, languageVersion, onError, shouldCreate)
       : ts.createSourceFile(path, text, languageVersion, true);
   };
-  const program = ts.createProgram([PRELUDE_FILE, ...files.values()], options, host);
+  const roots = prelude ? [PRELUDE_FILE, ...files.values()] : [...files.values()];
+  const program = ts.createProgram(roots, options, host);
   return { program, files };
 }
 
@@ -213,11 +222,45 @@ const broken: Block = {
   fragment: false,
 };
 
+/** Proves a self-contained page cannot lean on the prelude: `log` is a placeholder there. */
+const leaning: Block = {
+  source: 'docs/library.md',
+  line: 2000,
+  heading: 'harness self-test (self-contained)',
+  code: "log.warn({ reason: 'auth' });",
+  fragment: false,
+};
+
 describe('README TypeScript examples', () => {
   let checked: Checked;
+  let bare: Checked;
 
   beforeAll(() => {
-    checked = checkBlocks([...blocks.filter((block) => !block.fragment), broken]);
+    const compiled = blocks.filter((block) => !block.fragment);
+    checked = checkBlocks([
+      ...compiled.filter((block) => !SELF_CONTAINED.has(block.source)),
+      broken,
+    ]);
+    bare = checkBlocks(
+      [...compiled.filter((block) => SELF_CONTAINED.has(block.source)), leaning],
+      false,
+    );
+  });
+
+  it('type-checks a self-contained page without the prelude: a placeholder is an unknown name', () => {
+    const file = bare.files.get(leaning) ?? '';
+    const diagnostics = describeDiagnostics(bare.program, file, leaning.line, leaning.source);
+    expect(diagnostics).toHaveLength(1);
+    expect(diagnostics[0]).toMatch(/^docs\/library\.md:2000:\d+ TS2304: Cannot find name 'log'/);
+  });
+
+  it('has blocks in every self-contained page', () => {
+    for (const page of SELF_CONTAINED) {
+      expect(
+        blocks.filter((block) => block.source === page && !block.fragment).length,
+        page,
+      ).toBeGreaterThan(0);
+    }
   });
 
   it('finds the README examples and resolves each public specifier to its source', () => {
@@ -260,8 +303,9 @@ describe('README TypeScript examples', () => {
       continue;
     }
     it(name, () => {
-      const file = checked.files.get(block) ?? '';
-      const diagnostics = describeDiagnostics(checked.program, file, block.line, block.source);
+      const { program, files } = SELF_CONTAINED.has(block.source) ? bare : checked;
+      const file = files.get(block) ?? '';
+      const diagnostics = describeDiagnostics(program, file, block.line, block.source);
       expect(diagnostics, diagnostics.join('\n')).toEqual([]);
     });
   }

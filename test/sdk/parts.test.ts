@@ -142,17 +142,17 @@ describe('principal resolvers', () => {
       subject: 'alice',
     });
     expect(httpPrincipal(ctx())).toBeUndefined();
+    expect(() => httpPrincipal(ctx(info()))).toThrow(TypeError);
     expect(() => httpPrincipal(ctx(info()))).toThrow(
-      new TypeError('the verified access token names no subject and issuer'),
+      /has no subject or issuer.*extra\.sub and extra\.iss/,
     );
   });
 
   it('principalFromClientIdOnly: the client alone, none without a token, a throw without a client id', () => {
     expect(principalFromClientIdOnly(ctx(info({ sub: 'alice' })))).toEqual({ clientId: 'app' });
     expect(principalFromClientIdOnly(ctx())).toBeUndefined();
-    expect(() => principalFromClientIdOnly(ctx(info({}, '')))).toThrow(
-      new TypeError('the verified access token names no client id'),
-    );
+    expect(() => principalFromClientIdOnly(ctx(info({}, '')))).toThrow(TypeError);
+    expect(() => principalFromClientIdOnly(ctx(info({}, '')))).toThrow(/has no client id/);
   });
 
   it('noPrincipal names no one, whatever the request carries', () => {
