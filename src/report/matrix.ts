@@ -4,7 +4,7 @@
  */
 import { failsRun } from '../probe/baseline.js';
 import { nothingDecided, undecidedSurface } from '../probe/decided.js';
-import type { CombinedReport, RunReport, Verdict } from '../probe/types.js';
+import type { CombinedReport, RunReport, ServerCounts, Verdict } from '../probe/types.js';
 import { VERDICTS } from '../probe/types.js';
 
 /** How a report's `problem` starts when its entry was left alone by design (see cli/config/plan.ts). */
@@ -77,4 +77,30 @@ export function combinedSummaryLine(report: CombinedReport): string {
     counts.unshift(`${undecided} undecided (the report names what would decide each)`);
   const n = report.servers.length;
   return `${counts.join(' · ')} across ${n} server${n === 1 ? '' : 's'}${aside.length > 0 ? ` (${aside.join(', ')})` : ''}`;
+}
+
+/** Scanned, not scanned (by design) and failed (not started or not reached) servers. */
+export function serverCounts(report: Pick<CombinedReport, 'servers'>): ServerCounts {
+  const statuses = report.servers.map(serverStatus);
+  const notScanned = statuses.filter((s) => s === 'not scanned').length;
+  const failed = statuses.filter((s) => s === 'not started').length;
+  return { scanned: statuses.length - notScanned - failed, notScanned, failed };
+}
+
+/**
+ * `registry http://…/v0.1/servers: 34 entries on 4 pages · 9 scanned · 22 not scanned · 3 failed`
+ * (and why the walk stopped early, when it did); undefined without a registry.
+ */
+export function registryLine(report: CombinedReport): string | undefined {
+  const r = report.registry;
+  if (r === undefined) return undefined;
+  const { scanned, notScanned, failed } = r.counts;
+  const read =
+    r.pages === undefined
+      ? `${r.entries} entr${r.entries === 1 ? 'y' : 'ies'}`
+      : `${r.entries} entr${r.entries === 1 ? 'y' : 'ies'} on ${r.pages} page${r.pages === 1 ? '' : 's'}`;
+  return (
+    `${r.kind} ${r.url}: ${read} · ${scanned} scanned · ${notScanned} not scanned · ${failed} failed` +
+    (r.cut === undefined ? '' : ` (${r.cut})`)
+  );
 }
