@@ -79,12 +79,20 @@ export function combinedSummaryLine(report: CombinedReport): string {
   return `${counts.join(' · ')} across ${n} server${n === 1 ? '' : 's'}${aside.length > 0 ? ` (${aside.join(', ')})` : ''}`;
 }
 
-/** Scanned, not scanned (by design) and failed (not started or not reached) servers. */
+/**
+ * Scanned, not scanned (by design) and failed servers: a server failed when it could not be
+ * started or reached (its report has a target problem), whatever its probes then said.
+ */
 export function serverCounts(report: Pick<CombinedReport, 'servers'>): ServerCounts {
-  const statuses = report.servers.map(serverStatus);
-  const notScanned = statuses.filter((s) => s === 'not scanned').length;
-  const failed = statuses.filter((s) => s === 'not started').length;
-  return { scanned: statuses.length - notScanned - failed, notScanned, failed };
+  const notScanned = report.servers.filter((s) => s.problem?.startsWith(NOT_SCANNED) === true);
+  const failed = report.servers.filter(
+    (s) => s.problem !== undefined && !notScanned.includes(s),
+  ).length;
+  return {
+    scanned: report.servers.length - notScanned.length - failed,
+    notScanned: notScanned.length,
+    failed,
+  };
 }
 
 /**

@@ -1,0 +1,293 @@
+/**
+ * `stateguard scan --registry` and `--server-json`, against a registry of our own (real HTTP on
+ * 127.0.0.1, test/helpers/registry.ts) that also serves as the npm registry `npx` installs from:
+ * 32 entries over 5 pages — npm stdio packages that start the repository's fixture, remotes on an
+ * allowed and a refused host, missing secrets, OCI and PyPI packages, a deleted and a deprecated
+ * entry, hostile entries. Each run is restricted to one probe: these tests are about what runs,
+ * what does not and why, and the combined report's counts.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
+import type { CombinedReport } from '../../src/probe/types.js';
+import { runCli } from '../helpers/cli.js';
+import { packFixturePackage, startRegistry, type LocalRegistry } from '../helpers/registry.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'stateguard-registry-'));
+const home = join(dir, 'home');
+const pwned = join(dir, 'pwned');
+const closers: { close(): Promise<void> }[] = [];
+afterAll(async () => {
+  await Promise.all(closers.map((c) => c.close()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const ACTIVE = {
+  'io.modelcontextprotocol.registry/official': { status: 'active', isLatest: true },
+};
+const API_KEY = 'values-file-api-key-7f3a91';
+const HEADER_SECRET = 'values-file-header-secret-2b8c';
+const CANARY = 'scanner-canary-secret-c0ffee42';
+
+function entry(name: string, server: Record<string, unknown>, meta: unknown = ACTIVE): unknown {
+  return { server: { name, version: '1.0.0', description: 'test', ...server }, _meta: meta };
+}
+function npm(args: readonly string[] = [], extra: Record<string, unknown> = {}): unknown {
+  return {
+    registryType: 'npm',
+    identifier: 'sg-fixture-server',
+    version: '1.0.0',
+    transport: { type: 'stdio' },
+    packageArguments: args.map((value) => ({ type: 'positional', value })),
+    ...extra,
+  };
+}
+const secret = (name: string, more: Record<string, unknown> = {}): unknown => ({
+  name,
+  isSecret: true,
+  isRequired: true,
+  ...more,
+});
+
+let registry: LocalRegistry;
+let fixture: FixtureHttp;
+let entries: unknown[];
+
+beforeAll(async () => {
+  mkdirSync(home, { recursive: true });
+  const pkg = packFixturePackage(dir, 'sg-fixture-server', '1.0.0');
+  fixture = await startFixtureHttp({ mode: 'flawed' });
+  closers.push(fixture);
+  const port = new URL(fixture.url).port;
+  const local = fixture.url.replace('127.0.0.1', 'localhost');
+  entries = [
+    entry('io.test/npm-flawed', { packages: [npm(['flawed'])] }),
+    entry('io.test/npm-fixed', { packages: [npm(['fixed'])] }),
+    entry('io.test/npm-with-key', {
+      packages: [npm(['flawed'], { environmentVariables: [secret('API_KEY')] })],
+    }),
+    entry('io.test/npm-missing-secret', {
+      packages: [npm(['flawed'], { environmentVariables: [secret('MISSING_TOKEN')] })],
+    }),
+    // The registry's own value for a secret is never used.
+    entry('io.test/npm-registry-secret', {
+      packages: [
+        npm(['flawed'], {
+          environmentVariables: [secret('REGISTRY_TOKEN', { value: 'from-the-registry-123' })],
+        }),
+      ],
+    }),
+    entry('io.test/oci', {
+      packages: [
+        {
+          registryType: 'oci',
+          identifier: 'docker.io/test/server:1.0.0',
+          transport: { type: 'stdio' },
+        },
+      ],
+    }),
+    entry('io.test/pypi', {
+      packages: [
+        {
+          registryType: 'pypi',
+          identifier: 'mcp-test',
+          version: '1.0.0',
+          transport: { type: 'stdio' },
+        },
+      ],
+    }),
+    entry(
+      'io.test/deleted',
+      { packages: [npm(['flawed'])] },
+      {
+        'io.modelcontextprotocol.registry/official': { status: 'deleted' },
+      },
+    ),
+    // Flat metadata, as older registries send it.
+    entry(
+      'io.test/deprecated',
+      { packages: [npm(['flawed'])] },
+      {
+        status: 'deprecated',
+        statusMessage: 'use io.test/npm-fixed',
+      },
+    ),
+    entry('io.test/remote-allowed', { remotes: [{ type: 'streamable-http', url: fixture.url }] }),
+    entry('io.test/remote-refused', { remotes: [{ type: 'streamable-http', url: local }] }),
+    entry('io.test/remote-header', {
+      remotes: [{ type: 'streamable-http', url: fixture.url, headers: [secret('X-Api-Key')] }],
+    }),
+    entry('io.test/remote-missing-header', {
+      remotes: [{ type: 'streamable-http', url: fixture.url, headers: [secret('X-Other-Key')] }],
+    }),
+    entry('io.test/remote-variable', {
+      remotes: [
+        {
+          type: 'streamable-http',
+          url: 'http://127.0.0.1:{port}/mcp',
+          variables: { port: { isRequired: true } },
+        },
+      ],
+    }),
+    entry('io.test/remote-sse', { remotes: [{ type: 'sse', url: `${fixture.url}/sse` }] }),
+    entry('io.test/hostile-identifier', {
+      packages: [npm([], { identifier: 'x; touch /tmp/pwned #' })],
+    }),
+    entry(`io.test/${'h'.repeat(20_000)}`, { packages: [npm(['flawed'])] }),
+    entry('io.test/hostile-version', { packages: [npm([], { version: '1.0.0 && touch pwned' })] }),
+    // A hostile argument reaches the package as one literal argv entry, never a shell.
+    entry('io.test/hostile-argument', { packages: [npm(['flawed', `$(touch ${pwned})`])] }),
+    entry('io.test/hostile-env', {
+      packages: [
+        npm([], { environmentVariables: [{ name: 'NODE_OPTIONS', value: '--require /x' }] }),
+      ],
+    }),
+    entry('io.test/\u001b[31mred\nline', { packages: [npm(['flawed'])] }),
+    entry('io.test/nothing', {}),
+    entry('io.test/npm-http', {
+      packages: [
+        npm([], { transport: { type: 'streamable-http', url: 'http://127.0.0.1:1/mcp' } }),
+      ],
+    }),
+    entry('io.test/npm-unpublished', { packages: [npm([], { identifier: 'sg-not-published' })] }),
+    entry('io.test/remote-closed', {
+      remotes: [{ type: 'streamable-http', url: 'http://127.0.0.1:9/mcp' }],
+    }),
+    ...Array.from({ length: 7 }, (_, i) =>
+      entry(`io.test/oci-${i}`, {
+        packages: [
+          {
+            registryType: i % 2 ? 'nuget' : 'oci',
+            identifier: `test/filler-${i}`,
+            version: '1.0.0',
+          },
+        ],
+      }),
+    ),
+  ];
+  registry = await startRegistry(entries, [pkg]);
+  closers.push(registry);
+  writeFileSync(join(home, '.npmrc'), registry.npmrc);
+  writeFileSync(
+    join(dir, 'values.json'),
+    JSON.stringify({
+      'io.test/npm-with-key': { API_KEY },
+      'io.test/remote-header': { 'X-Api-Key': HEADER_SECRET },
+      'io.test/remote-variable': { port },
+    }),
+  );
+}, 60_000);
+
+/** The scanner's environment: a HOME whose .npmrc names the local registry, and a canary secret. */
+const ENV = { HOME: home, SG_CANARY: CANARY };
+
+function problems(report: CombinedReport): Record<string, string> {
+  return Object.fromEntries(
+    report.servers.map((s) => [s.server?.name ?? '', s.probes[0]?.verdict ?? s.problem ?? '']),
+  );
+}
+
+describe('a registry of 32 entries over 5 pages', () => {
+  let report: CombinedReport;
+  let code: number | null;
+  let stdout: string;
+  let stderr: string;
+
+  beforeAll(async () => {
+    ({ code, stdout, stderr } = await runCli(
+      [
+        'scan',
+        '--registry',
+        registry.url,
+        '--registry-page-size',
+        '7',
+        '--run-packages',
+        '--allow-remote',
+        '127.0.0.1',
+        '--values',
+        join(dir, 'values.json'),
+        '--probe',
+        'state/tamper',
+        '--format',
+        'json',
+        '--quiet',
+      ],
+      ENV,
+      170_000,
+    ));
+    report = JSON.parse(stdout) as CombinedReport;
+  }, 180_000);
+
+  it('follows the cursor page after page with the limit asked', () => {
+    const pages = registry.requests.filter((u) => u.pathname === '/v0.1/servers');
+    expect(pages).toHaveLength(5);
+    expect(pages.map((u) => u.searchParams.get('limit'))).toEqual(['7', '7', '7', '7', '7']);
+    expect(pages[0]?.searchParams.get('cursor')).toBeNull();
+    expect(pages.slice(1).every((u) => u.searchParams.get('cursor') !== null)).toBe(true);
+    expect(report.registry).toMatchObject({ kind: 'registry', pages: 5, entries: 32 });
+  });
+
+  it('says for each entry what ran and why the others did not', () => {
+    expect(stderr).toMatch(
+      /stateguard: registry http:\/\/127\.0\.0\.1:\d+\/v0\.1\/servers: 32 entries on 5 pages · 7 scanned · 23 not scanned · 2 failed/,
+    );
+    const p = problems(report);
+    expect(p['io.test/npm-flawed@1.0.0']).toBe('confirmed');
+    expect(p['io.test/npm-fixed@1.0.0']).toBe('refuted');
+    expect(p['io.test/npm-with-key@1.0.0']).toBe('confirmed');
+    expect(p['io.test/hostile-argument@1.0.0']).toBe('confirmed');
+    expect(p['io.test/remote-allowed@1.0.0']).toBe('confirmed');
+    expect(p['io.test/remote-header@1.0.0']).toBe('confirmed');
+    expect(p['io.test/remote-variable@1.0.0']).toBe('confirmed');
+    expect(p['io.test/npm-missing-secret@1.0.0']).toBe('not scanned: missing MISSING_TOKEN');
+    expect(p['io.test/npm-registry-secret@1.0.0']).toBe('not scanned: missing REGISTRY_TOKEN');
+    expect(p['io.test/remote-missing-header@1.0.0']).toBe('not scanned: missing X-Other-Key');
+    expect(p['io.test/oci@1.0.0']).toMatch(
+      /^not scanned: oci package .*registryType oci is not run/,
+    );
+    expect(p['io.test/pypi@1.0.0']).toMatch(/^not scanned: pypi package mcp-test: /);
+    expect(p['io.test/deleted@1.0.0']).toBe('not scanned: its registry status is deleted');
+    expect(p['io.test/deprecated@1.0.0']).toBe(
+      'not scanned: its registry status is deprecated (use io.test/npm-fixed); --include-deprecated scans it',
+    );
+    expect(p['io.test/remote-refused@1.0.0']).toMatch(
+      /^not scanned: remote http:\/\/localhost:\d+\/mcp: host localhost not allowed \(--allow-remote localhost\)$/,
+    );
+    expect(p['io.test/remote-sse@1.0.0']).toMatch(/its transport sse is not streamable-http/);
+    expect(p['io.test/hostile-identifier@1.0.0']).toMatch(/: not an npm package name$/);
+    expect(p['io.test/hostile-version@1.0.0']).toMatch(/: no exact version to install$/);
+    expect(p['io.test/hostile-env@1.0.0']).toMatch(/it sets NODE_OPTIONS, which the scanner/);
+    expect(p['io.test/nothing@1.0.0']).toBe('not scanned: it declares no package and no remote');
+    expect(p['io.test/npm-http@1.0.0']).toMatch(/its transport streamable-http is not stdio/);
+    // Invalid names are reported cut and made visible, never as sent.
+    const invalid = report.servers.filter((s) => /not a valid server.json/.test(s.problem ?? ''));
+    expect(invalid).toHaveLength(2);
+    for (const s of invalid) {
+      expect(s.server?.name.length).toBeLessThanOrEqual(100);
+      expect(s.server?.name).not.toContain(String.fromCharCode(27));
+      expect(s.server?.name).not.toContain('\n');
+    }
+    // Nothing the registry sent ran in a shell.
+    expect(existsSync(pwned)).toBe(false);
+    expect(existsSync('/tmp/pwned')).toBe(false);
+  });
+
+  it('counts scanned, not scanned and failed, and fails the run on the confirmed ones', () => {
+    const failed = report.servers.filter(
+      (s) => s.problem !== undefined && !s.problem.startsWith('not scanned: '),
+    );
+    expect(failed.map((s) => s.server?.name).sort()).toEqual([
+      'io.test/npm-unpublished@1.0.0',
+      'io.test/remote-closed@1.0.0',
+    ]);
+    expect(report.registry?.counts).toEqual({ scanned: 7, notScanned: 23, failed: 2 });
+    expect(code).toBe(1);
+  });
+
+  it('keeps every secret out of the report', () => {
+    for (const value of [API_KEY, HEADER_SECRET, CANARY, 'from-the-registry-123'])
+      expect(stdout).not.toContain(value);
+  });
+});
