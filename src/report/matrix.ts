@@ -95,6 +95,17 @@ export function serverCounts(report: Pick<CombinedReport, 'servers'>): ServerCou
   };
 }
 
+/** Each distinct reason servers were not scanned for, with how many: `missing TOKEN (×3)`. */
+export function notScannedReasons(report: Pick<CombinedReport, 'servers'>): string[] {
+  const counts = new Map<string, number>();
+  for (const s of report.servers)
+    if (s.problem?.startsWith(NOT_SCANNED) === true) {
+      const why = s.problem.slice(NOT_SCANNED.length);
+      counts.set(why, (counts.get(why) ?? 0) + 1);
+    }
+  return [...counts].map(([why, n]) => (n === 1 ? why : `${why} (×${n})`));
+}
+
 /**
  * `registry http://…/v0.1/servers: 34 entries on 4 pages · 9 scanned · 22 not scanned · 3 failed`
  * (and why the walk stopped early, when it did); undefined without a registry.

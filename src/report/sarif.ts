@@ -22,6 +22,7 @@
  * configuration entry), never from the text of a line.
  */
 import { headline } from './headline.js';
+import { notScannedReasons } from './matrix.js';
 import { undecidedCount } from '../probe/decided.js';
 import { createHash } from 'node:crypto';
 import type {
@@ -353,6 +354,12 @@ export function toSarifCombined(combined: CombinedReport, options: RenderOptions
       options,
       {
         configs: combined.configs,
+        ...(combined.registry === undefined
+          ? {}
+          : {
+              registry: combined.registry,
+              notScannedReasons: notScannedReasons(combined),
+            }),
         servers: combined.servers.map((r) => ({
           ...(r.server !== undefined ? { server: r.server } : {}),
           target: r.target,

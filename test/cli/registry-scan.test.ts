@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import type { CombinedReport } from '../../src/probe/types.js';
+import { COMBINED_FORMATS, REPORTERS } from '../../src/report/index.js';
 import { runCli } from '../helpers/cli.js';
+import { schemaProblems } from '../report/sarif-validators.js';
 import { packFixturePackage, startRegistry, type LocalRegistry } from '../helpers/registry.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'stateguard-registry-'));
@@ -286,8 +288,191 @@ describe('a registry of 32 entries over 5 pages', () => {
     expect(code).toBe(1);
   });
 
+  // One scan, every format of its combined report: the counts and each reason, escaped as the
+  // format needs (the hostile name's escape character never reaches any of them).
+  it.each(COMBINED_FORMATS)(
+    'the %s report says the counts and why entries were not scanned',
+    (format) => {
+      const out =
+        REPORTERS[format].renderCombined?.(report, { color: false, evidence: 'summary' }) ?? '';
+      if (format === 'json' || format === 'sarif') {
+        const text = JSON.stringify(JSON.parse(out));
+        expect(text).toContain('"scanned":7,"notScanned":23,"failed":2');
+        expect(text).toContain('missing MISSING_TOKEN');
+        if (format === 'sarif') expect(schemaProblems(JSON.parse(out))).toEqual([]);
+      } else {
+        // Markdown escapes its own punctuation (MISSING\_TOKEN): read it as a renderer would.
+        const read = format === 'markdown' ? out.replace(/\\(.)/g, '$1') : out;
+        expect(read).toMatch(/32 entries on 5 pages · 7 scanned · 23 not scanned · 2 failed/);
+        expect(read).toContain('not scanned: missing MISSING_TOKEN');
+        expect(read).toContain('not scanned: its registry status is deleted');
+        expect(read).toContain('registryType nuget is not run');
+      }
+      expect(out).not.toContain(String.fromCharCode(27));
+      expect(out).not.toContain(CANARY);
+      expect(out).not.toContain(API_KEY);
+    },
+  );
+
   it('keeps every secret out of the report', () => {
     for (const value of [API_KEY, HEADER_SECRET, CANARY, 'from-the-registry-123'])
       expect(stdout).not.toContain(value);
   });
+});
+
+describe('what runs is only what the flags allow', () => {
+  it('without --run-packages or --allow-remote nothing is installed, spawned or connected to', async () => {
+    const before = registry.requests.length;
+    const { code, stdout } = await runCli(
+      [
+        'scan',
+        '--registry',
+        registry.url,
+        '--registry-page-size',
+        '100',
+        '--format',
+        'json',
+        '--quiet',
+      ],
+      ENV,
+      60_000,
+    );
+    const report = JSON.parse(stdout) as CombinedReport;
+    const asked = registry.requests.slice(before).map((u) => u.pathname);
+    // One page of the list, and not one request for an npm package.
+    expect(asked).toEqual(['/v0.1/servers']);
+    expect(report.registry?.counts).toEqual({ scanned: 0, notScanned: 32, failed: 0 });
+    const p = problems(report);
+    expect(p['io.test/npm-flawed@1.0.0']).toBe(
+      'not scanned: npm package sg-fixture-server: packages run only with --run-packages',
+    );
+    expect(p['io.test/remote-allowed@1.0.0']).toMatch(
+      /^not scanned: remote http:\/\/127\.0\.0\.1:\d+\/mcp: host 127\.0\.0\.1 not allowed \(--allow-remote 127\.0\.0\.1\)$/,
+    );
+    // Nothing scanned: nothing decided (exit 4), as with --config.
+    expect(code).toBe(4);
+  }, 70_000);
+
+  it('--include-deprecated scans a deprecated entry, never a deleted one; --server picks', async () => {
+    const { stdout } = await runCli(
+      [
+        'scan',
+        '--registry',
+        registry.url,
+        '--include-deprecated',
+        '--run-packages',
+        '--server',
+        'io.test/deprecated',
+        '--server',
+        'io.test/deleted',
+        '--probe',
+        'state/tamper',
+        '--format',
+        'json',
+        '--quiet',
+      ],
+      ENV,
+      90_000,
+    );
+    const p = problems(JSON.parse(stdout) as CombinedReport);
+    expect(p).toEqual({
+      'io.test/deleted@1.0.0': 'not scanned: its registry status is deleted',
+      'io.test/deprecated@1.0.0': 'confirmed',
+    });
+  }, 100_000);
+});
+
+describe('--server-json and the bounds of a registry', () => {
+  it('scans one server.json file, its secret header from --values', async () => {
+    const file = join(dir, 'server.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        name: 'io.test/one',
+        version: '2.0.0',
+        description: 'one',
+        remotes: [{ type: 'streamable-http', url: fixture.url, headers: [secret('X-Api-Key')] }],
+      }),
+    );
+    const values = join(dir, 'one-values.json');
+    writeFileSync(values, JSON.stringify({ 'io.test/one': { 'X-Api-Key': HEADER_SECRET } }));
+    const { code, stdout, stderr } = await runCli(
+      [
+        'scan',
+        '--server-json',
+        file,
+        '--allow-remote',
+        '127.0.0.1',
+        '--values',
+        values,
+        '--probe',
+        'state/tamper',
+        '--format',
+        'markdown',
+        '--quiet',
+      ],
+      ENV,
+      60_000,
+    );
+    expect(stdout).toContain('server.json');
+    expect(stdout).toMatch(/1 entry · 1 scanned · 0 not scanned · 0 failed/);
+    expect(stdout).not.toContain(HEADER_SECRET);
+    expect(stderr).toMatch(/1 entry · 1 scanned/);
+    expect(code).toBe(1);
+    // Without the value the secret is missing, and the registry is never asked for it.
+    const missing = await runCli(
+      ['scan', '--server-json', file, '--allow-remote', '127.0.0.1', '--format', 'json', '--quiet'],
+      ENV,
+      60_000,
+    );
+    expect(problems(JSON.parse(missing.stdout) as CombinedReport)).toEqual({
+      'io.test/one@2.0.0': 'not scanned: missing X-Api-Key',
+    });
+  }, 130_000);
+
+  it('stops at --registry-max-pages and says so in the report', async () => {
+    const { stdout, stderr } = await runCli(
+      [
+        'scan',
+        '--registry',
+        registry.url,
+        '--registry-page-size',
+        '5',
+        '--registry-max-pages',
+        '2',
+        '--format',
+        'json',
+        '--quiet',
+      ],
+      ENV,
+      60_000,
+    );
+    const report = JSON.parse(stdout) as CombinedReport;
+    expect(report.registry).toMatchObject({
+      pages: 2,
+      entries: 10,
+      cut: 'stopped after 2 pages (the page bound)',
+    });
+    expect(stderr).toContain('warning: registry stopped after 2 pages (the page bound)');
+  }, 70_000);
+
+  it('refuses a registry whose first page is not a server list (exit 2), and oversized answers', async () => {
+    const { startHttp } = await import('../helpers/http.js');
+    const huge = 'x'.repeat(5 * 1024 * 1024);
+    const bad = await startHttp((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        req.url?.startsWith('/big/') ? JSON.stringify({ servers: [huge] }) : '{"servers": 3}',
+      );
+    });
+    closers.push(bad);
+    const notList = await runCli(['scan', '--registry', bad.url, '--quiet'], ENV, 30_000);
+    expect(notList.code).toBe(2);
+    expect(notList.stderr).toMatch(
+      /cannot read --registry page 1 of .*: not a server list \(servers: /,
+    );
+    const big = await runCli(['scan', '--registry', `${bad.url}/big`, '--quiet'], ENV, 30_000);
+    expect(big.code).toBe(2);
+    expect(big.stderr).toMatch(/answer of more than the 4194304 bytes read/);
+  }, 70_000);
 });
