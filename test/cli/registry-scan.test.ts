@@ -353,6 +353,38 @@ describe('what runs is only what the flags allow', () => {
     expect(code).toBe(4);
   }, 70_000);
 
+  it('sends the list filters and reads only what they match', async () => {
+    const before = registry.requests.length;
+    const { stdout } = await runCli(
+      [
+        'scan',
+        '--registry',
+        registry.url,
+        '--registry-search',
+        'remote-',
+        '--registry-updated-since',
+        '2025-08-07T13:15:04Z',
+        '--registry-version',
+        'latest',
+        '--format',
+        'json',
+        '--quiet',
+      ],
+      ENV,
+      60_000,
+    );
+    const [asked] = registry.requests.slice(before);
+    expect(Object.fromEntries(asked?.searchParams ?? [])).toEqual({
+      limit: '30',
+      search: 'remote-',
+      updated_since: '2025-08-07T13:15:04Z',
+      version: 'latest',
+    });
+    const report = JSON.parse(stdout) as CombinedReport;
+    expect(report.servers.every((s) => s.server?.name.startsWith('io.test/remote-'))).toBe(true);
+    expect(report.registry?.entries).toBe(7);
+  }, 70_000);
+
   it('--include-deprecated scans a deprecated entry, never a deleted one; --server picks', async () => {
     const { stdout } = await runCli(
       [
