@@ -10,7 +10,8 @@ import { COMBINED_FORMATS, EVIDENCE_MODES, REPORT_FORMATS } from '../report/inde
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './config/select.js';
 
 /** The help text; it documents every flag `parseArgs` accepts. */
-export const SCAN_HELP = `Usage: stateguard scan (--http <url> | --stdio "<command line>" | --config [<file>]) [options]
+export const SCAN_HELP = `Usage: stateguard scan (--http <url> | --stdio "<command line>" | --config [<file>] |
+                       --registry <url> | --server-json <file|url>) [options]
 
 Scans MCP 2026-07-28 servers for unbound handles and unprotected requestState, with two
 identities (A and B), controls that must hold before any verdict, and the evidence of every call.

@@ -34,9 +34,6 @@ import {
   type RegistryTransport,
 } from './schema.js';
 
-/** The statuses an entry's `_meta` may carry that keep it from being scanned by default. */
-export const LEFT_ALONE_STATUSES = ['deleted', 'deprecated'] as const;
-
 /** What every entry's plan shares: the flags and the scanner's environment. */
 export interface RegistryPlanOptions {
   /** `--run-packages`: npm packages may be installed and run. */
