@@ -462,6 +462,27 @@ describe('--server-json and the bounds of a registry', () => {
     });
   }, 130_000);
 
+  it('reads a server.json from a URL, and scans nothing it was not allowed to', async () => {
+    const { startHttp } = await import('../helpers/http.js');
+    const served = await startHttp((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(entries[0]));
+    });
+    closers.push(served);
+    const { code, stdout } = await runCli(
+      ['scan', '--server-json', `${served.url}/server.json`, '--format', 'json', '--quiet'],
+      ENV,
+      60_000,
+    );
+    const report = JSON.parse(stdout) as CombinedReport;
+    expect(report.registry).toMatchObject({ kind: 'server-json', entries: 1 });
+    expect(problems(report)).toEqual({
+      'io.test/npm-flawed@1.0.0':
+        'not scanned: npm package sg-fixture-server: packages run only with --run-packages',
+    });
+    expect(code).toBe(4);
+  }, 70_000);
+
   it('stops at --registry-max-pages and says so in the report', async () => {
     const { stdout, stderr } = await runCli(
       [
