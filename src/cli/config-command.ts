@@ -12,9 +12,9 @@
  */
 import { createRedactor } from '../probe/evidence/evidence.js';
 import { applyBaselineToServers, failsRun, STALE_REASON } from '../probe/baseline.js';
-import type { CombinedReport, RunReport } from '../probe/types.js';
+import type { CombinedReport, RegistrySummary, RunReport } from '../probe/types.js';
 import { REPORTERS } from '../report/index.js';
-import { combinedSummaryLine } from '../report/matrix.js';
+import { combinedSummaryLine, registryLine, serverCounts } from '../report/matrix.js';
 import { visibleLine } from '../report/visible.js';
 import type { ConfigSelection } from './config/select.js';
 import { notScanned, scanServers } from './config/scan-servers.js';
@@ -50,6 +50,7 @@ export async function runConfigScan(
   args: CommonScanArgs,
   selection: ConfigSelection,
   err: (line: string) => void,
+  registry?: Omit<RegistrySummary, 'counts'>,
 ): Promise<number> {
   if (selection.found !== undefined) {
     err(
@@ -80,7 +81,15 @@ export async function runConfigScan(
   const servers: RunReport[] = args.baseline
     ? applyBaselineToServers(combined.servers, args.baseline)
     : combined.servers;
-  const report: CombinedReport = { ...combined, servers };
+  const report: CombinedReport = {
+    ...combined,
+    servers,
+    ...(registry === undefined
+      ? {}
+      : { registry: { ...registry, counts: serverCounts({ servers }) } }),
+  };
+  const fromRegistry = registryLine(report);
+  if (fromRegistry !== undefined) err(`stateguard: ${fromRegistry}`);
   for (const r of servers) {
     for (const entry of r.baseline?.stale ?? [])
       err(

@@ -27,6 +27,8 @@ import { connectionPolicy, target } from './scan-target.js';
 import { ENGINE_FORMAT, engineInput, type EngineInput } from './engine-env.js';
 import { identityWarnings } from './scan-warnings.js';
 import { stdioLaunchEnv } from './stdio-env.js';
+import type { RegistryRequest } from './registry-command.js';
+import { registryRequest, REGISTRY_ONLY_FLAGS } from './registry/args.js';
 import {
   checkConfigFlags,
   DEFAULT_CONCURRENCY,
@@ -39,11 +41,20 @@ export type { HeaderLine } from './header-line.js';
 export { SCAN_HELP } from './scan-help.js';
 export { splitCommandLine } from './command-line.js';
 
-/** A validated `scan` invocation: one target, or the servers of client configurations. */
+/** A validated `scan` invocation: one target, the servers of client configurations, or a registry's. */
 export type ScanArgs = CommonScanArgs &
   (
-    | { readonly target: Target; readonly config?: undefined }
-    | { readonly target?: undefined; readonly config: ConfigSelection }
+    | { readonly target: Target; readonly config?: undefined; readonly registry?: undefined }
+    | {
+        readonly target?: undefined;
+        readonly config: ConfigSelection;
+        readonly registry?: undefined;
+      }
+    | {
+        readonly target?: undefined;
+        readonly config?: undefined;
+        readonly registry: RegistryRequest;
+      }
   );
 
 /** What every `scan` invocation carries. */
@@ -96,6 +107,18 @@ export const SCAN_OPTIONS = {
   config: { type: 'string', multiple: true },
   server: { type: 'string', multiple: true },
   concurrency: { type: 'string' },
+  registry: { type: 'string' },
+  'server-json': { type: 'string' },
+  'run-packages': { type: 'boolean' },
+  'allow-remote': { type: 'string', multiple: true },
+  values: { type: 'string' },
+  'include-deprecated': { type: 'boolean' },
+  'registry-search': { type: 'string' },
+  'registry-updated-since': { type: 'string' },
+  'registry-version': { type: 'string' },
+  'registry-page-size': { type: 'string' },
+  'registry-max-pages': { type: 'string' },
+  'registry-max-entries': { type: 'string' },
   'identity-a': { type: 'string' },
   'identity-b': { type: 'string' },
   'principal-meta-key': { type: 'string' },
@@ -205,8 +228,19 @@ export function parseScanArgs(
   const format = values.format ?? 'text';
   if (!isReportFormat(format))
     throw new ProbeUsageError(`unknown --format '${format}' (${REPORT_FORMATS.join(', ')})`);
-  const fromConfig = values.config !== undefined;
-  if (fromConfig) checkConfigFlags(values, format);
+  const fromRegistry = values.registry !== undefined || values['server-json'] !== undefined;
+  const registryLabel = values.registry !== undefined ? '--registry' : '--server-json';
+  if (values.registry !== undefined && values['server-json'] !== undefined)
+    throw new ProbeUsageError('give either --registry or --server-json, not both');
+  if (fromRegistry && values.config !== undefined)
+    throw new ProbeUsageError(`give either ${registryLabel} or --config, not both`);
+  if (!fromRegistry)
+    for (const flag of REGISTRY_ONLY_FLAGS)
+      if (values[flag] !== undefined)
+        throw new ProbeUsageError(`--${flag} applies to --registry and --server-json only`);
+  // From here on a registry's servers are read as a configuration's are.
+  const fromConfig = values.config !== undefined || fromRegistry;
+  if (fromConfig) checkConfigFlags(values, format, fromRegistry ? registryLabel : '--config');
   else
     for (const flag of ['server', 'concurrency'] as const)
       if (values[flag] !== undefined)
@@ -276,12 +310,24 @@ export function parseScanArgs(
     throw new ProbeUsageError('--identity-env applies to --stdio targets only');
   // Every stdio target starts in the minimal environment plus what --env and --env-file name.
   const named = values.env ?? [];
-  if ((named.length > 0 || values['env-file'] !== undefined) && tgt?.kind !== 'stdio')
+  if (fromRegistry && values['env-file'] !== undefined)
+    throw new ProbeUsageError(
+      `--env-file does not combine with ${registryLabel}; give values by server name with --values`,
+    );
+  if (
+    !fromRegistry &&
+    (named.length > 0 || values['env-file'] !== undefined) &&
+    tgt?.kind !== 'stdio'
+  )
     throw new ProbeUsageError(
       fromConfig
         ? `--${named.length > 0 ? 'env' : 'env-file'} applies to --stdio targets only; with --config, name the variable in the server's "env" entry`
         : `--${named.length > 0 ? 'env' : 'env-file'} applies to --stdio targets only`,
     );
+  if (fromRegistry)
+    for (const name of named)
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+        throw new ProbeUsageError(`--env takes an environment variable name, e.g. API_TOKEN`);
   const launch = tgt?.kind === 'stdio' ? stdioLaunchEnv(named, values['env-file'], env) : undefined;
   warnings.push(...(launch?.warnings ?? []));
   const withEnv = (t: Target): Target =>
@@ -323,22 +369,23 @@ export function parseScanArgs(
     ...(a !== undefined ? { A: a } : {}),
     ...(b !== undefined ? { B: b } : {}),
   };
-  const selection = fromConfig
-    ? selectServers({
-        files: values.config ?? [],
-        names: values.server ?? [],
-        concurrency: count('concurrency', values.concurrency, DEFAULT_CONCURRENCY),
-        place,
-        plan: {
-          env,
-          userHome: place.home,
-          identities,
-          carrier: (identityHeader?.name ?? 'authorization').toLowerCase(),
-          ...(tls ? { tls } : {}),
-          ...(connection ? { connection } : {}),
-        },
-      })
-    : undefined;
+  const selection =
+    fromConfig && !fromRegistry
+      ? selectServers({
+          files: values.config ?? [],
+          names: values.server ?? [],
+          concurrency: count('concurrency', values.concurrency, DEFAULT_CONCURRENCY),
+          place,
+          plan: {
+            env,
+            userHome: place.home,
+            identities,
+            carrier: (identityHeader?.name ?? 'authorization').toLowerCase(),
+            ...(tls ? { tls } : {}),
+            ...(connection ? { connection } : {}),
+          },
+        })
+      : undefined;
   // Read and checked before any scan starts: a bad file is a usage error, not a lost report.
   if (values['strict-baseline'] === true && values.baseline === undefined)
     throw new ProbeUsageError('--strict-baseline needs --baseline <file>');
@@ -393,6 +440,18 @@ export function parseScanArgs(
     warnings,
     engine: engine !== undefined,
   };
+  if (fromRegistry)
+    return {
+      ...common,
+      registry: registryRequest(values, {
+        env,
+        identities,
+        carrier: (identityHeader?.name ?? 'authorization').toLowerCase(),
+        concurrency: count('concurrency', values.concurrency, DEFAULT_CONCURRENCY),
+        ...(tls ? { tls } : {}),
+        ...(connection ? { connection } : {}),
+      }),
+    };
   if (selection !== undefined) return { ...common, config: selection };
   if (tgt === undefined) throw new ProbeUsageError('no target'); // unreachable: target() threw
   return { ...common, target: withEnv(tgt) };

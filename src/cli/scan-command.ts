@@ -17,6 +17,7 @@ import { visibleLine } from '../report/visible.js';
 import { parseScanArgs, SCAN_HELP } from './scan-args.js';
 import { engineRequested } from './engine-env.js';
 import { runConfigScan } from './config-command.js';
+import { runRegistryScan } from './registry-command.js';
 import {
   cutShortLine,
   deliver,
@@ -77,6 +78,7 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   if (args.config !== undefined) return runConfigScan(args, args.config, err);
+  if (args.registry !== undefined) return runRegistryScan(args, args.registry, err);
   const shared = sharedScanConfig(args);
   if (args.planOnly) return printPlan(args, shared, err);
   const scanned = await runScan({

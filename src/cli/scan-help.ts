@@ -10,7 +10,8 @@ import { COMBINED_FORMATS, EVIDENCE_MODES, REPORT_FORMATS } from '../report/inde
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './config/select.js';
 
 /** The help text; it documents every flag `parseArgs` accepts. */
-export const SCAN_HELP = `Usage: stateguard scan (--http <url> | --stdio "<command line>" | --config [<file>]) [options]
+export const SCAN_HELP = `Usage: stateguard scan (--http <url> | --stdio "<command line>" | --config [<file>] |
+                       --registry <url> | --server-json <file|url>) [options]
 
 Scans MCP 2026-07-28 servers for unbound handles and unprotected requestState, with two
 identities (A and B), controls that must hold before any verdict, and the evidence of every call.
@@ -31,6 +32,30 @@ Target (exactly one kind):
   --server <name>              with --config: scan only this entry (repeatable)
   --concurrency <n>            with --config: servers scanned at once (default ${DEFAULT_CONCURRENCY}, at most
                                ${MAX_CONCURRENCY}); each keeps its own --deadline
+  --registry <url>             every server an MCP registry lists (GET /v0.1/servers, page
+                               after page), e.g. --registry https://registry.modelcontextprotocol.io;
+                               one combined report with the counts scanned / not scanned (each
+                               with its reason) / failed. Nothing runs unless allowed below; see
+                               docs/registry.md
+  --server-json <file|url>     one server.json, scanned the same way
+  --run-packages               with --registry/--server-json: install and run npm packages with a
+                               stdio transport (npx -y -- <name>@<version>, no shell) in the
+                               minimal environment; other package types are not scanned
+  --allow-remote <host>        with --registry/--server-json: connect to remotes on this host
+                               (exact match, repeatable), e.g. --allow-remote mcp.example.com
+  --values <file>              with --registry/--server-json: JSON values by server name, then by
+                               input name (env variable, header, argument, URL variable), e.g.
+                               --values ./values.json; the only place secrets come from, with
+                               --env NAME. A registry's own value for a secret is ignored
+  --include-deprecated         with --registry/--server-json: scan deprecated entries too
+                               (deleted ones never)
+  --registry-search <text>     with --registry: the list's search filter (name substring)
+  --registry-updated-since <time>
+                               with --registry: entries updated since this RFC 3339 time
+  --registry-version <v>       with --registry: the list's version filter, e.g. latest
+  --registry-page-size <n>     with --registry: entries per page (default 30, at most 100)
+  --registry-max-pages <n>     with --registry: pages read at most (default 20)
+  --registry-max-entries <n>   with --registry: entries read at most (default 500)
 
 Identities (default: two random ones per run):
   --identity-a <secret>        identity A; or env STATEGUARD_IDENTITY_A (keeps it out of ps)

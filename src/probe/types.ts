@@ -463,6 +463,32 @@ export interface CombinedReport {
   readonly startedAt: string;
   readonly ms: number;
   readonly servers: RunReport[];
+  /** Set when the servers came from an MCP registry (`--registry`) or a `--server-json`. */
+  readonly registry?: RegistrySummary;
+}
+
+/** Where a registry scan's entries came from, and how many were scanned, not scanned, failed. */
+export interface RegistrySummary {
+  readonly kind: 'registry' | 'server-json';
+  /** The registry's list URL, or the server.json file or URL as given. */
+  readonly url: string;
+  /** Pages read (`--registry`). */
+  readonly pages?: number;
+  /** Entries read. */
+  readonly entries: number;
+  /** Why the walk stopped before the registry's last page (a bound, a failed page). */
+  readonly cut?: string;
+  readonly counts: ServerCounts;
+}
+
+/** How the servers of a combined report ended, in three numbers. */
+export interface ServerCounts {
+  /** Started and probed (whatever the verdicts). */
+  readonly scanned: number;
+  /** Left alone by design, each with its reason ("not scanned: …"). */
+  readonly notScanned: number;
+  /** Meant to be scanned, but not started or not reached. */
+  readonly failed: number;
 }
 
 /**

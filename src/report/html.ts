@@ -38,6 +38,7 @@ import {
   planRows,
   reachOf,
 } from './plan.js';
+import { notScannedReasons, registryLine } from './matrix.js';
 import { protocolEra, summaryLine } from './text.js';
 import type { EvidenceMode, RenderOptions, Reporter } from './types.js';
 import { escapeJsonText, visible } from './visible.js';
@@ -594,6 +595,17 @@ function matrixCell(run: RunReport, s: number, probe: string): string {
 
 const serverName = (run: RunReport): string => run.server?.name ?? run.target.display;
 
+/** The registry's counts, and the reasons entries were not scanned for. */
+function registryHtml(report: CombinedReport): string[] {
+  const line = registryLine(report);
+  if (line === undefined) return [];
+  const reasons = notScannedReasons(report).map((r) => `<li>not scanned: ${escapeHtml(r)}</li>`);
+  return [
+    `<p class="registry">${escapeHtml(line)}</p>`,
+    ...(reasons.length > 0 ? [`<ul class="not-scanned">${reasons.join('')}</ul>`] : []),
+  ];
+}
+
 /** The HTML reporter. */
 export const html = {
   id: 'html',
@@ -634,6 +646,7 @@ export const html = {
     const body = [
       `<header><h1>stateguard report: ${report.servers.length} server${report.servers.length === 1 ? '' : 's'}</h1>`,
       `<p>from ${report.configs.map((f) => `<code>${escapeHtml(f)}</code>`).join(', ')}</p>`,
+      ...registryHtml(report),
       `<p class="summary">${escapeHtml(counts)}${problems > 0 ? ` · ${problems} server${problems === 1 ? '' : 's'} with a target problem` : ''} · ${report.ms} ms</p></header>`,
       `<main>`,
       `<table class="matrix servers"><caption>Verdict of each probe on each server</caption><thead><tr><th scope="col">server</th>${head}<th scope="col">problem</th></tr></thead><tbody>${rows.join('\n')}</tbody></table>`,

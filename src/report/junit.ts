@@ -11,11 +11,19 @@
 import { createdItem, createdSentence } from './created.js';
 import { undecidedCount } from '../probe/decided.js';
 import { STALE_REASON } from '../probe/baseline.js';
-import type { BaselineSummary, CallPlan, ProbeResult, RunReport, Verdict } from '../probe/types.js';
+import type {
+  BaselineSummary,
+  CallPlan,
+  CombinedReport,
+  ProbeResult,
+  RunReport,
+  Verdict,
+} from '../probe/types.js';
+import { notScannedReasons, registryLine } from './matrix.js';
 import { detailLines } from './evidence-lines.js';
 import { leftAloneLine, PLAN_ELSEWHERE, planCounts, planGroups } from './plan.js';
 import type { RenderOptions, Reporter } from './types.js';
-import { escapeXmlText } from './visible.js';
+import { escapeXmlText, visibleLine } from './visible.js';
 
 // Characters XML 1.0 cannot carry at all, even escaped: replaced, so a hostile answer quoted in the
 // evidence cannot make the report unparseable.
@@ -185,7 +193,25 @@ function suite(report: RunReport, options: RenderOptions): { lines: string[]; to
 }
 
 /** The document around the suites. No CDATA anywhere, so character references are decoded. */
-function document(suites: { lines: string[]; totals: Totals }[], ms: number): string {
+/**
+ * The registry's counts as an XML comment after the declaration (JUnit has no place for them; each
+ * entry not scanned is a skipped test case with its reason). A comment cannot hold `--`.
+ */
+function registryComment(report: CombinedReport): string[] {
+  const line = registryLine(report);
+  if (line === undefined) return [];
+  const safe = (s: string): string => visibleLine(s).replace(/-{2,}/g, '-');
+  return [
+    `<!-- ${safe(line)} -->`,
+    ...notScannedReasons(report).map((r) => `<!-- not scanned: ${safe(r)} -->`),
+  ];
+}
+
+function document(
+  suites: { lines: string[]; totals: Totals }[],
+  ms: number,
+  comments: readonly string[] = [],
+): string {
   const sum = (k: keyof Totals): number => suites.reduce((n, s) => n + s.totals[k], 0);
   const all: Totals = {
     tests: sum('tests'),
@@ -195,6 +221,7 @@ function document(suites: { lines: string[]; totals: Totals }[], ms: number): st
   };
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
+    ...comments,
     `<testsuites name="stateguard" ${totalsText(all, ms)}>`,
     ...suites.flatMap((s) => s.lines),
     '</testsuites>',
@@ -213,6 +240,7 @@ export const junit = {
     return document(
       report.servers.map((s) => suite(s, options)),
       report.ms,
+      registryComment(report),
     );
   },
 } satisfies Reporter;

@@ -16,6 +16,8 @@ import { summaryLine } from './text.js';
 import {
   cell,
   combinedSummaryLine,
+  notScannedReasons,
+  registryLine,
   matrixProbes,
   serverName,
   serverStatus,
@@ -116,6 +118,14 @@ const STATUS_ICON: Record<ServerStatus, string> = {
   clean: '✅',
 };
 
+/** The registry's counts and the reasons entries were not scanned for, as a paragraph and a list. */
+function registryMarkdown(report: CombinedReport): string[] {
+  const line = registryLine(report);
+  if (line === undefined) return [];
+  const reasons = notScannedReasons(report).map((r) => `- not scanned: ${inertMarkdown(r)}`);
+  return [inertMarkdown(line), '', ...(reasons.length > 0 ? [...reasons, ''] : [])];
+}
+
 /** The server × probe matrix (icons, to stay narrow), problems, and each confirmed finding. */
 function combined(report: CombinedReport, o: RenderOptions): string {
   const ids = matrixProbes(report);
@@ -124,6 +134,7 @@ function combined(report: CombinedReport, o: RenderOptions): string {
     '',
     inertMarkdown(combinedSummaryLine(report)),
     '',
+    ...registryMarkdown(report),
     `| server | via | ${ids.map((id) => `\`${id}\``).join(' | ')} | result |`,
     `| --- | --- | ${ids.map(() => '---').join(' | ')} | --- |`,
   ];

@@ -4,7 +4,7 @@
  */
 import { failsRun } from '../probe/baseline.js';
 import { nothingDecided, undecidedSurface } from '../probe/decided.js';
-import type { CombinedReport, RunReport, Verdict } from '../probe/types.js';
+import type { CombinedReport, RunReport, ServerCounts, Verdict } from '../probe/types.js';
 import { VERDICTS } from '../probe/types.js';
 
 /** How a report's `problem` starts when its entry was left alone by design (see cli/config/plan.ts). */
@@ -77,4 +77,49 @@ export function combinedSummaryLine(report: CombinedReport): string {
     counts.unshift(`${undecided} undecided (the report names what would decide each)`);
   const n = report.servers.length;
   return `${counts.join(' · ')} across ${n} server${n === 1 ? '' : 's'}${aside.length > 0 ? ` (${aside.join(', ')})` : ''}`;
+}
+
+/**
+ * Scanned, not scanned (by design) and failed servers: a server failed when it could not be
+ * started or reached (its report has a target problem), whatever its probes then said.
+ */
+export function serverCounts(report: Pick<CombinedReport, 'servers'>): ServerCounts {
+  const notScanned = report.servers.filter((s) => s.problem?.startsWith(NOT_SCANNED) === true);
+  const failed = report.servers.filter(
+    (s) => s.problem !== undefined && !notScanned.includes(s),
+  ).length;
+  return {
+    scanned: report.servers.length - notScanned.length - failed,
+    notScanned: notScanned.length,
+    failed,
+  };
+}
+
+/** Each distinct reason servers were not scanned for, with how many: `missing TOKEN (×3)`. */
+export function notScannedReasons(report: Pick<CombinedReport, 'servers'>): string[] {
+  const counts = new Map<string, number>();
+  for (const s of report.servers)
+    if (s.problem?.startsWith(NOT_SCANNED) === true) {
+      const why = s.problem.slice(NOT_SCANNED.length);
+      counts.set(why, (counts.get(why) ?? 0) + 1);
+    }
+  return [...counts].map(([why, n]) => (n === 1 ? why : `${why} (×${n})`));
+}
+
+/**
+ * `registry http://…/v0.1/servers: 34 entries on 4 pages · 9 scanned · 22 not scanned · 3 failed`
+ * (and why the walk stopped early, when it did); undefined without a registry.
+ */
+export function registryLine(report: CombinedReport): string | undefined {
+  const r = report.registry;
+  if (r === undefined) return undefined;
+  const { scanned, notScanned, failed } = r.counts;
+  const read =
+    r.pages === undefined
+      ? `${r.entries} entr${r.entries === 1 ? 'y' : 'ies'}`
+      : `${r.entries} entr${r.entries === 1 ? 'y' : 'ies'} on ${r.pages} page${r.pages === 1 ? '' : 's'}`;
+  return (
+    `${r.kind} ${r.url}: ${read} · ${scanned} scanned · ${notScanned} not scanned · ${failed} failed` +
+    (r.cut === undefined ? '' : ` (${r.cut})`)
+  );
 }

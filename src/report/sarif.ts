@@ -23,6 +23,7 @@
  */
 import { createdSentence } from './created.js';
 import { headline } from './headline.js';
+import { notScannedReasons } from './matrix.js';
 import { undecidedCount } from '../probe/decided.js';
 import { createHash } from 'node:crypto';
 import type {
@@ -364,6 +365,12 @@ export function toSarifCombined(combined: CombinedReport, options: RenderOptions
       options,
       {
         configs: combined.configs,
+        ...(combined.registry === undefined
+          ? {}
+          : {
+              registry: combined.registry,
+              notScannedReasons: notScannedReasons(combined),
+            }),
         servers: combined.servers.map((r) => ({
           ...(r.server !== undefined ? { server: r.server } : {}),
           target: r.target,

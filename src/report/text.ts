@@ -20,7 +20,9 @@ import { detailLines } from './evidence-lines.js';
 import {
   cell,
   combinedSummaryLine,
+  registryLine,
   matrixProbes,
+  notScannedReasons,
   serverName,
   serverStatus,
   type Cell,
@@ -144,6 +146,16 @@ function serverHeading(server: RunReport): string {
 /** Most plan rows of each group (called, left alone) the text report shows. */
 const TEXT_PLAN_ROWS = 100;
 
+/** The registry's counts line, and each reason entries were not scanned for, with its count. */
+function registryLines(report: CombinedReport): string[] {
+  const line = registryLine(report);
+  if (line === undefined) return [];
+  return [
+    visibleLine(line),
+    ...notScannedReasons(report).map((r) => `  not scanned: ${visibleLine(r)}`),
+  ];
+}
+
 /** The text reporter. */
 export const text = {
   id: 'text',
@@ -151,6 +163,7 @@ export const text = {
     const n = report.servers.length;
     const lines = [
       `stateguard ${report.tool.version} · ${n} server${n === 1 ? '' : 's'} from ${report.configs.map((c) => visibleLine(c)).join(', ')}`,
+      ...registryLines(report),
       '',
       ...matrixLines(report, options),
       '',

@@ -37,23 +37,27 @@ const SINGLE_TARGET_FLAGS = ['http', 'stdio', 'peer', 'peer-stdio', 'header'] as
 export function checkConfigFlags(
   values: Readonly<Record<string, unknown>>,
   format: ReportFormat,
+  label: '--config' | '--registry' | '--server-json' = '--config',
 ): void {
+  const from = label === '--config' ? 'the files' : 'the registry';
   for (const flag of SINGLE_TARGET_FLAGS) {
     if (values[flag] !== undefined)
       throw new ProbeUsageError(
         flag === 'header'
-          ? '--header does not combine with --config; declare headers in the entry ("headers")'
-          : `--${flag} does not combine with --config (the servers come from the files)`,
+          ? label === '--config'
+            ? '--header does not combine with --config; declare headers in the entry ("headers")'
+            : `--header does not combine with ${label}; give header values with --values`
+          : `--${flag} does not combine with ${label} (the servers come from ${from})`,
       );
   }
   // What each server would be called with is every report's plan; --plan itself prints one target's.
   if (values['plan'] === true)
     throw new ProbeUsageError(
-      "--plan takes one target (--http or --stdio); with --config every report carries each server's plan",
+      `--plan takes one target (--http or --stdio); with ${label} every report carries each server's plan`,
     );
   if (!COMBINED_FORMATS.includes(format))
     throw new ProbeUsageError(
-      `--format ${format} has no report for several servers yet; with --config use ${COMBINED_FORMATS.join(', ')}`,
+      `--format ${format} has no report for several servers yet; with ${label} use ${COMBINED_FORMATS.join(', ')}`,
     );
 }
 
