@@ -12,6 +12,7 @@ import type {
   ProbeResult,
   ProtocolInfo,
   RunReport,
+  ShedSummary,
   TransportKind,
 } from './types.js';
 import { packageVersion } from './version.js';
@@ -72,6 +73,8 @@ export interface ReportParts {
   /** Requests of the opening (the target's and the peer's) and of discovery. */
   readonly opening: number;
   readonly survey: number;
+  /** What load shedding cost, when the server shed any. */
+  readonly shed?: ShedSummary;
 }
 
 /** The report of a scan. */
@@ -111,6 +114,7 @@ export function buildReport(parts: ReportParts): RunReport {
       survey: parts.survey,
       probes,
     },
+    ...(parts.shed === undefined ? {} : { shed: parts.shed }),
     undecided: undecidedCount(results),
     probes: [...results],
     plan,
