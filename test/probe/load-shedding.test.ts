@@ -44,7 +44,8 @@ const verdicts = (report: RunReport): Record<string, string> =>
   );
 
 const CASES: readonly { transport: TransportKind; shed: ShedOptions; kind: string }[] = [
-  // Retry-After: 1 as real servers send it, and 0, which must be honoured as "now".
+  // Retry-After: 1 as real servers send it (on the flawed twin), and 0, which must be honoured as
+  // "now" (on the fixed one, and on the 503s).
   { transport: 'http', shed: { mode: 'busy', retryAfter: '1' }, kind: '429' },
   { transport: 'http', shed: { mode: 'in-band' }, kind: 'in-band' },
   { transport: 'http', shed: { mode: 'unavailable', retryAfter: '0' }, kind: '503' },
@@ -55,14 +56,15 @@ for (const { transport, shed, kind } of CASES) {
   for (const mode of ['flawed', 'fixed'] as const) {
     describe(`${mode} behind a '${shed.mode}' limiter over ${transport}`, () => {
       it('gives the verdicts of the flaw table, and reports what was shed', async () => {
-        const report = await scan(mode, transport, shed);
+        const fast = shed.mode === 'busy' && mode === 'fixed';
+        const report = await scan(mode, transport, fast ? { ...shed, retryAfter: '0' } : shed);
         expect(verdicts(report)).toEqual(expectedFor(mode, transport));
         const cost = report.shed;
         expect(cost?.byKind[kind as '429' | '503' | 'in-band']).toBeGreaterThan(0);
         expect(cost?.gaveUp).toBe(0);
         expect(cost?.retried).toBe(cost?.total);
         expect(cost?.narrowest).toBeGreaterThanOrEqual(1);
-        if (shed.mode === 'busy') expect(cost?.waitedMs).toBeGreaterThanOrEqual(900);
+        if (shed.mode === 'busy' && !fast) expect(cost?.waitedMs).toBeGreaterThanOrEqual(900);
         // The evidence keeps each shed try and says it waited and sent again.
         const notes = report.probes
           .flatMap((p) => p.evidence)
