@@ -13,6 +13,7 @@ import type {
   ProbeResult,
   ProtocolInfo,
   RunReport,
+  ShedSummary,
   TransportKind,
 } from './types.js';
 import { MAX_CREATED_SHOWN, MAX_CREATED_VALUE } from './types.js';
@@ -76,6 +77,8 @@ export interface ReportParts {
   readonly survey: number;
   /** What the scan's calls created (unredacted; redacted and bounded here). */
   readonly created?: readonly { readonly tool: string; readonly value: string }[];
+  /** What load shedding cost, when the server shed any. */
+  readonly shed?: ShedSummary;
 }
 
 /** The created objects as the report shows them: redacted, each value cut, the first 50 named. */
@@ -146,6 +149,7 @@ export function buildReport(parts: ReportParts): RunReport {
       survey: parts.survey,
       probes,
     },
+    ...(parts.shed === undefined ? {} : { shed: parts.shed }),
     undecided: undecidedCount(results),
     probes: [...results],
     plan,

@@ -11,6 +11,7 @@ import type { ExtraSecret, Redactor } from './evidence/evidence.js';
 import { DEFAULT_PRINCIPAL_META_KEY, openSession } from './target/session.js';
 import type { EngineSession, SessionOptions } from './target/session.js';
 import { AbortCause } from './target/jsonrpc.js';
+import { createPace, shedSummary } from './target/pace.js';
 import { runPhases, type ScanClock, type ScanRun } from './scan-phases.js';
 import { buildReport, exchangesIn, redactPlan } from './scan-report.js';
 import { buildCallPlan, unlistedAllowed } from './plan/call-plan.js';
@@ -272,11 +273,16 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
   const display = displayTarget(config.target, redactor);
   const progress = config.onProgress ?? (() => undefined);
   progress({ phase: 'open', target: display });
-  const options = sessionOptionsOf(config, identities, redactor, timeoutMs, clock.signal);
+  // One pace per server: the target's, and the peer's (a server of its own, shedding on its own).
+  const paces = [createPace(clock.remaining), createPace(clock.remaining)] as const;
+  const options = {
+    ...sessionOptionsOf(config, identities, redactor, timeoutMs, clock.signal),
+    pace: paces[0],
+  };
   const opened = await openSession(config.target, options);
   const { session } = opened;
   let opening = exchangesIn(opened.evidence);
-  const peer = peerOpener(settings, options, session, (n) => (opening += n));
+  const peer = peerOpener(settings, { ...options, pace: paces[1] }, session, (n) => (opening += n));
   progress({ phase: 'opened', era: session.protocol.era, tools: session.protocol.tools.length });
   let phases: Awaited<ReturnType<typeof runPhases>>;
   try {
@@ -301,6 +307,7 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
     await session.close();
     await peer.close();
   }
+  const shed = shedSummary(paces);
   return buildReport({
     kind: config.target.kind,
     word: {
@@ -315,5 +322,6 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
     ...(opened.problem === undefined ? {} : { problem: opened.problem }),
     ...phases,
     opening,
+    ...(shed === undefined ? {} : { shed }),
   });
 }

@@ -104,6 +104,11 @@ export const FAILURES = [
   'budget',
   /** The engine refused to send: a destructive tool without `--include-destructive`. */
   'blocked',
+  /**
+   * The server shed load (HTTP 429 or 503, an in-band rate-limit error) and the request did not get
+   * through within the retries, the longest wait or the deadline: not a decision either way.
+   */
+  'shed',
 ] as const;
 export type Failure = (typeof FAILURES)[number];
 
@@ -403,6 +408,11 @@ export interface RunReport {
     readonly survey: number;
     readonly probes: number;
   };
+  /**
+   * Load the server shed (HTTP 429, 503, in-band rate-limit errors), all sessions of the scan
+   * together: present only when it shed any. `waitedMs` sums the waits of every request.
+   */
+  readonly shed?: ShedSummary;
   /** How many probes decided nothing (ended `skipped` or `errored`); all of them: nothing decided. */
   readonly undecided: number;
   readonly probes: ProbeResult[];
@@ -436,6 +446,21 @@ export interface RunReport {
 export const MAX_CREATED_SHOWN = 50;
 /** How much of a created value a report shows (code points). */
 export const MAX_CREATED_VALUE = 120;
+
+/** What load shedding cost a scan (`target/pace.ts`). */
+export interface ShedSummary {
+  /** Answers that were load shedding. */
+  readonly total: number;
+  readonly byKind: { readonly '429': number; readonly '503': number; readonly 'in-band': number };
+  /** Shed requests sent again. */
+  readonly retried: number;
+  /** Requests that never got through (their probes say why). */
+  readonly gaveUp: number;
+  /** Time shed requests spent waiting, summed over requests (ms). */
+  readonly waitedMs: number;
+  /** The fewest requests the pace let be in flight at once, when it narrowed. */
+  readonly narrowest?: number;
+}
 
 /** Where a scanned server was declared: its entry in an MCP client configuration file. */
 export interface ServerSource {

@@ -13,6 +13,7 @@ import type {
   CombinedReport,
   ProbeResult,
   RunReport,
+  ShedSummary,
   Verdict,
 } from '../probe/types.js';
 import { VERDICTS } from '../probe/types.js';
@@ -143,6 +144,23 @@ function serverHeading(server: RunReport): string {
   return `── ${visibleLine(serverName(server, 80))}${where} ──`;
 }
 
+/**
+ * One line on the load the server shed, when it shed any: `load shed: 12 answers (HTTP 429 ×10,
+ * HTTP 503 ×2); 12 sent again, none lost; requests waited 3.4 s in all; slowed to 1 in flight`.
+ */
+export function shedLine(shed: ShedSummary): string {
+  const kinds = (['429', '503', 'in-band'] as const)
+    .filter((k) => shed.byKind[k] > 0)
+    .map((k) => `${k === 'in-band' ? 'in-band rate-limit error' : `HTTP ${k}`} ×${shed.byKind[k]}`)
+    .join(', ');
+  const lost = shed.gaveUp === 0 ? 'none lost' : `${shed.gaveUp} never got through`;
+  const slowed = shed.narrowest === undefined ? '' : `; slowed to ${shed.narrowest} in flight`;
+  return (
+    `load shed: ${shed.total} answer${shed.total === 1 ? '' : 's'} (${kinds}); ${shed.retried} sent again, ${lost}; ` +
+    `requests waited ${(shed.waitedMs / 1000).toFixed(1)} s in all${slowed}`
+  );
+}
+
 /** Most plan rows of each group (called, left alone) the text report shows. */
 const TEXT_PLAN_ROWS = 100;
 
@@ -225,6 +243,7 @@ export const text = {
       for (const u of report.uncalled) lines.push(`    ${u.tool}: ${u.why}`);
       lines.push('');
     }
+    if (report.shed !== undefined) lines.push(shedLine(report.shed), '');
     lines.push(summaryLine(report));
     return `${lines.join('\n')}\n`;
   },

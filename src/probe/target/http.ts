@@ -168,7 +168,12 @@ async function send(ends: PostEnds, req: ChannelRequest): Promise<ChannelReply> 
     ...(outcome.kind === 'failure' ? { error: `${outcome.failure}: ${outcome.detail}` } : {}),
     ms: Math.round(performance.now() - started),
   });
-  return { outcome, evidence, ...(responseHeaders ? { responseHeaders } : {}) };
+  return {
+    outcome,
+    evidence,
+    ...(status === undefined ? {} : { status }),
+    ...(responseHeaders ? { responseHeaders } : {}),
+  };
 }
 
 /** POSTs one notification; its answer is not read. */

@@ -53,6 +53,8 @@ export interface ChannelRequest {
 export interface ChannelReply {
   readonly outcome: Outcome;
   readonly evidence: Evidence;
+  /** HTTP: the answer's status, read to tell load shedding (429, 503) from a decision. */
+  readonly status?: number;
   readonly responseHeaders?: Record<string, string>;
 }
 

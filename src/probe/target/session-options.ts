@@ -5,6 +5,7 @@
  */
 import type { Redactor } from '../evidence/evidence.js';
 import type { Evidence, IdentityName, ScanSession } from '../types.js';
+import type { Pace } from './pace.js';
 
 /** The protocol version the scanner speaks first. */
 export const MODERN_VERSION = '2026-07-28';
@@ -45,6 +46,11 @@ export interface SessionOptions {
   readonly identityEnv?: string;
   /** HTTP: headers sent on every request (`--header`), after the scanner's own. */
   readonly headers?: readonly { readonly name: string; readonly value: string }[];
+  /**
+   * The server's pace (`pace.ts`): shared by every request of the session, so a server that sheds
+   * load slows every lane; the scan reads what shedding cost from it. Default: a pace of its own.
+   */
+  readonly pace?: Pace;
 }
 
 /** A session as the engine uses it: a {@link ScanSession} plus the child's stderr. */

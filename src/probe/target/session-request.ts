@@ -5,6 +5,7 @@
  */
 import type { Exchange, IdentityName, RequestOptions } from '../types.js';
 import {
+  abortOutcome,
   AbortCause,
   type ChannelReply,
   type ChannelRequest,
@@ -13,6 +14,8 @@ import {
 import { initializeAs, type HandshakeSend } from './legacy-handshake.js';
 import { LEGACY_VERSION, META, MODERN_VERSION } from './session-options.js';
 import { noteEvidence } from '../evidence/evidence.js';
+import { retryShed } from './shed-retry.js';
+import { shedOf, type Shed } from './shed.js';
 import {
   alreadyDeclared,
   describeRequired,
@@ -110,7 +113,7 @@ export async function request(
   opts: RequestOptions,
   limit = 'the per-call limit, set by --timeout',
 ): Promise<Exchange> {
-  const first = await requestOnce(wire, method, params, opts, limit);
+  const first = await sendPaced(wire, method, params, opts, limit);
   const required = requiredOf(first.outcome);
   const own = params['_meta'];
   // A probe's own envelope is deliberate; a legacy session declares once, in `initialize`.
@@ -130,28 +133,62 @@ export async function request(
     wire.options.redactor,
     `-32021 asked for ${describeRequired(required)}; declared and asked again once`,
   );
-  const again = await requestOnce(
+  const again = await sendPaced(
     wire,
     method,
     params,
     { ...opts, label: `${opts.label} (declaring ${describeRequired(required)})` },
     limit,
   );
-  return { ...again, earlier: [first.evidence, note] };
+  return {
+    ...again,
+    earlier: [...(first.earlier ?? []), first.evidence, note, ...(again.earlier ?? [])],
+  };
 }
 
-/** One send of `method`, with no second try. */
+/**
+ * `method` sent until it is not shed: a shed answer is waited out as the server asks and sent
+ * again, within the pace's limits and the deadline (`shed-retry.ts`).
+ */
+function sendPaced(
+  wire: Wire,
+  method: string,
+  params: Record<string, unknown>,
+  opts: RequestOptions,
+  limit?: string,
+): Promise<Exchange> {
+  const outer = [wire.options.signal, opts.signal].filter((s): s is AbortSignal => s !== undefined);
+  return retryShed(
+    wire.pace,
+    (attempt) => requestOnce(wire, method, params, retryLabel(opts, attempt), limit),
+    {
+      signal: AbortSignal.any(outer),
+      redactor: wire.options.redactor,
+    },
+  );
+}
+
+/** The options of try number `attempt` (0 is the first): the label says it is sent again. */
+function retryLabel(opts: RequestOptions, attempt: number): RequestOptions {
+  return attempt === 0 ? opts : { ...opts, label: `${opts.label} (sent again ${attempt})` };
+}
+
+/** One send of `method`, with no second try, and the shed it was, if it was. */
 async function requestOnce(
   wire: Wire,
   method: string,
   params: Record<string, unknown>,
   opts: RequestOptions,
   limit = 'the per-call limit, set by --timeout',
-): Promise<Exchange> {
+): Promise<{ exchange: Exchange; shed?: Shed }> {
   if (needsHandshake(wire, method, opts)) {
     wire.initialized.add(opts.identity);
     await initializeAs(wire, opts.identity, handshakeAs(wire, opts.identity));
   }
+  const outer = [wire.options.signal, opts.signal].filter((s): s is AbortSignal => s !== undefined);
+  // The pace's gate comes first: time spent waiting for a slot is not the server's slowness.
+  const ticket = await wire.pace.admit(AbortSignal.any(outer));
+  if (ticket === undefined) return { exchange: notSent(wire, AbortSignal.any(outer)) };
   const timeoutMs = opts.timeoutMs ?? wire.options.timeoutMs;
   const timer = new AbortController();
   const who = `${method}${opts.label ? ` '${opts.label}'` : ''} as ${opts.identity}`;
@@ -163,9 +200,6 @@ async function requestOnce(
       ),
     timeoutMs,
   );
-  const signals = [timer.signal, wire.options.signal, opts.signal].filter(
-    (s): s is AbortSignal => s !== undefined,
-  );
   const message: JsonRpcRequest = {
     jsonrpc: '2.0',
     id: wire.nextId++,
@@ -175,10 +209,25 @@ async function requestOnce(
   try {
     const reply = await wire.channel.send({
       message,
-      ...channelFields(wire, method, opts, AbortSignal.any(signals)),
+      ...channelFields(wire, method, opts, AbortSignal.any([timer.signal, ...outer])),
     });
-    return exchangeOf(wire, method, opts.identity, reply);
+    const shed = shedOf({
+      outcome: reply.outcome,
+      ...(reply.status === undefined ? {} : { status: reply.status }),
+      ...(reply.responseHeaders ? { headers: reply.responseHeaders } : {}),
+    });
+    if (shed) wire.pace.shed(shed, ticket);
+    else wire.pace.calm();
+    return { exchange: exchangeOf(wire, method, opts.identity, reply), ...(shed ? { shed } : {}) };
   } finally {
     clearTimeout(handle);
+    ticket.release();
   }
+}
+
+/** What a request that never left the gate stands for: the abort that stopped it, as a note. */
+function notSent(wire: Wire, signal: AbortSignal): Exchange {
+  const outcome = abortOutcome(signal);
+  const detail = outcome.kind === 'failure' ? outcome.detail : 'aborted';
+  return { outcome, evidence: noteEvidence(wire.options.redactor, `not sent: ${detail}`) };
 }

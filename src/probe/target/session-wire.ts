@@ -6,6 +6,7 @@
 import type { Evidence, IdentityName, ProtocolInfo, RequestOptions, Target } from '../types.js';
 import type { Channel } from './jsonrpc.js';
 import { MODERN_CAPABILITIES } from './capabilities.js';
+import { createPace, type Pace } from './pace.js';
 import { processPerIdentity, sessionChannel } from './session-channel.js';
 import { META, MODERN_VERSION, type SessionOptions } from './session-options.js';
 
@@ -14,6 +15,8 @@ export interface Wire {
   readonly target: Target;
   readonly options: SessionOptions;
   readonly channel: Channel;
+  /** The server's pace: every request passes its gate, and a shed request waits on it. */
+  readonly pace: Pace;
   /** Each identity is a process of its own (stdio with an environment carrier). */
   readonly perIdentity: boolean;
   /** Every legacy session id handed out, by the name evidence shows instead (`<session-A>`). */
@@ -52,6 +55,7 @@ export function createWire(target: Target, options: SessionOptions): Wire {
     target,
     options,
     channel: sessionChannel(target, options, sessionNames),
+    pace: options.pace ?? createPace(),
     perIdentity: processPerIdentity(target, options),
     sessionNames,
     sessionHeaders: {},

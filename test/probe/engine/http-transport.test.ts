@@ -186,14 +186,20 @@ describe('the HTTP channel against a modern server', () => {
   });
 
   it('reads a JSON-RPC answer to our id on a 5xx, as JSON or as SSE, as a failure, never a decision', async () => {
-    for (const mode of ['error-500', 'error-503-sse', 'answer-500']) {
+    for (const mode of ['error-500', 'answer-500']) {
       const { outcome, evidence } = await call(session, mode);
       expect(outcome).toMatchObject({ kind: 'failure', failure: 'http-status' });
-      if (outcome.kind === 'failure') expect(outcome.detail).toMatch(/^HTTP 50[03] carrying /);
+      if (outcome.kind === 'failure') expect(outcome.detail).toMatch(/^HTTP 500 carrying /);
       // The answer itself is still kept as evidence of what the server said.
       expect(httpEvidence(evidence).received?.length).toBeGreaterThan(0);
     }
-  });
+    // A 503 is load shed: sent again (it never lets up here), then a failure that says so.
+    const { outcome, evidence, earlier } = await call(session, 'error-503-sse');
+    expect(outcome).toMatchObject({ kind: 'failure', failure: 'shed' });
+    if (outcome.kind === 'failure') expect(outcome.detail).toMatch(/shed load: HTTP 503 ×4/);
+    expect(httpEvidence(evidence).received?.length).toBeGreaterThan(0);
+    expect(earlier?.filter((e) => e.kind === 'http')).toHaveLength(3);
+  }, 10_000);
 
   it('reads a dropped connection, before or during the answer, as a failure', async () => {
     expect((await call(session, 'drop')).outcome).toMatchObject({

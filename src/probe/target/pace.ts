@@ -1,0 +1,252 @@
+/**
+ * The pace of one server: how many requests may be in flight to it, how far apart they start, and
+ * until when it asked everyone to wait. Every request of a session passes the pace's gate just
+ * before it goes on the wire, so when the server sheds load the probes' lanes slow down together,
+ * whatever lane they run in.
+ *
+ * - At first there is no limit: the lanes run as wide as the plan says.
+ * - A shed halves the width (down to one in flight), doubles the spacing between request starts
+ *   (from 25 ms, at most 400 ms), and, when the server said how long (`Retry-After`), holds every new
+ *   request until then. Sheds of requests that started before the last slow-down do not slow it
+ *   again: they were sent at the old pace.
+ * - A run of four answers that are not shed undoes one step: the width doubles back (unlimited again
+ *   past 16), the spacing halves (none under 10 ms).
+ *
+ * The pace also counts what shedding cost, for the report: requests shed by kind, requests sent
+ * again, requests that never got through, and the time spent waiting.
+ */
+import type { ShedSummary } from '../types.js';
+import type { Shed, ShedKind } from './shed.js';
+
+/** How hard a request pushes against a server that sheds. */
+export interface PaceLimits {
+  /** Most times one request is sent again after being shed, when the server said how long to wait. */
+  readonly maxRetries: number;
+  /**
+   * Most times when it did not say: a bare 503 may be an outage as well as a busy server, and an
+   * outage is not to be hammered.
+   */
+  readonly maxBlindRetries: number;
+  /** Longest one wait may be (ms): a server that asks for more is not waited for. */
+  readonly maxWaitMs: number;
+  /** First backoff when the server gives no hint (ms); doubles per retry, with jitter. */
+  readonly backoffMs: number;
+  /** Longest backoff without a hint (ms). */
+  readonly maxBackoffMs: number;
+}
+
+/**
+ * The defaults: a request is sent at most 6 more times (3 without a hint: waits of about 0.25, 0.5
+ * and 1 s) and never waits over 30 s at once.
+ */
+export const PACE_LIMITS: PaceLimits = {
+  maxRetries: 6,
+  maxBlindRetries: 3,
+  maxWaitMs: 30_000,
+  backoffMs: 250,
+  maxBackoffMs: 4_000,
+};
+
+/** What shedding cost a scan, as the report shows it. */
+export type PaceStats = ShedSummary;
+
+/** A slot on the wire: release it once the answer is in. */
+export interface Ticket {
+  readonly startedAt: number;
+  release(): void;
+}
+
+/** One server's pace. */
+export interface Pace {
+  readonly limits: PaceLimits;
+  /** Time left before the scan's deadline (ms); Infinity when there is none. */
+  remaining(): number;
+  /** Waits for a slot (width, spacing, the server's hold); undefined when `signal` aborted first. */
+  admit(signal: AbortSignal): Promise<Ticket | undefined>;
+  /**
+   * A shed answer to a request sent on `ticket` (before its release): slow down, and hold if the
+   * server said how long.
+   */
+  shed(shed: Shed, ticket: Ticket): void;
+  /** An answer that was not shed. */
+  calm(): void;
+  /** The wait before retry number `attempt` (1-based) of a shed that gave no hint (ms), jittered. */
+  backoff(attempt: number): number;
+  /** Sleeps `ms`, counted as waited; false when `signal` aborted first. */
+  wait(ms: number, signal: AbortSignal): Promise<boolean>;
+  /** Counts a request sent again, or one that never got through. */
+  count(what: 'retried' | 'gaveUp'): void;
+  /**
+   * True once a request gave up and nothing has been answered since: the server sheds everything,
+   * and the next shed request gives up at once instead of waiting its own retries out.
+   */
+  relentless(): boolean;
+  stats(): PaceStats;
+}
+
+const FIRST_SPACING_MS = 25;
+const MAX_SPACING_MS = 400;
+const UNLIMITED_ABOVE = 16;
+/** Answers in a row, not shed, that undo one slow-down step. */
+const CALM_RUN = 4;
+
+/** Resolves after `ms`, or at once when `signal` aborts; true when the time passed. */
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (passed: boolean): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      resolve(passed);
+    };
+    const onAbort = (): void => done(false);
+    const timer = setTimeout(() => done(true), Math.max(0, ms));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** A fresh pace, unlimited until the server sheds. `remaining` reads the scan's deadline. */
+export function createPace(
+  remaining: () => number = () => Infinity,
+  limits: PaceLimits = PACE_LIMITS,
+): Pace {
+  let width = Infinity;
+  let spacing = 0;
+  let holdUntil = 0;
+  let lastStart = -Infinity;
+  let slowedAt = -Infinity;
+  let inFlight = 0;
+  let calmRun = 0;
+  let narrowest: number | undefined;
+  const byKind: Record<ShedKind, number> = { '429': 0, '503': 0, 'in-band': 0 };
+  let retried = 0;
+  let gaveUp = 0;
+  let waitedMs = 0;
+  // A give-up with no answer since: set by `count('gaveUp')`, cleared by `calm`.
+  let sinceGaveUp = false;
+  // Admissions waiting for a slot; woken when one frees or the pace eases.
+  const waiting = new Set<() => void>();
+  const wake = (): void => {
+    for (const w of [...waiting]) w();
+  };
+
+  /** Waits until woken, `ms` passes (when finite) or `signal` aborts. */
+  const nap = (ms: number, signal: AbortSignal): Promise<void> =>
+    new Promise((resolve) => {
+      const done = (): void => {
+        waiting.delete(done);
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      waiting.add(done);
+      const timer = Number.isFinite(ms) ? setTimeout(done, Math.max(0, ms)) : undefined;
+      signal.addEventListener('abort', done, { once: true });
+    });
+
+  const admit = async (signal: AbortSignal): Promise<Ticket | undefined> => {
+    // Bounded: every turn either admits, or sleeps until a slot frees, a time passes or an abort.
+    while (!signal.aborted) {
+      const now = performance.now();
+      const at = Math.max(holdUntil, lastStart + spacing);
+      if (inFlight < width && now >= at) {
+        inFlight++;
+        lastStart = now;
+        let released = false;
+        return {
+          startedAt: now,
+          release: () => {
+            if (released) return;
+            released = true;
+            inFlight--;
+            wake();
+          },
+        };
+      }
+      await nap(inFlight < width ? at - now : Infinity, signal);
+    }
+    return undefined;
+  };
+
+  const shed = (s: Shed, ticket: Ticket): void => {
+    byKind[s.kind]++;
+    calmRun = 0;
+    const now = performance.now();
+    if (s.retryAfterMs !== undefined && s.retryAfterMs <= limits.maxWaitMs)
+      holdUntil = Math.max(holdUntil, now + s.retryAfterMs);
+    // Sent before the last slow-down: sent at the old pace, already answered for.
+    if (ticket.startedAt < slowedAt) return;
+    slowedAt = now;
+    width = Math.max(1, Math.floor(Math.min(width, inFlight) / 2));
+    spacing = Math.min(MAX_SPACING_MS, spacing === 0 ? FIRST_SPACING_MS : spacing * 2);
+    narrowest = Math.min(narrowest ?? Infinity, width);
+  };
+
+  const calm = (): void => {
+    sinceGaveUp = false;
+    if (width === Infinity && spacing === 0) return;
+    if (++calmRun < CALM_RUN) return;
+    calmRun = 0;
+    width = width * 2 > UNLIMITED_ABOVE ? Infinity : width * 2;
+    spacing = spacing / 2 < 10 ? 0 : spacing / 2;
+    wake();
+  };
+
+  return {
+    limits,
+    remaining,
+    admit,
+    shed,
+    calm,
+    backoff: (attempt) => {
+      const ceiling = Math.min(limits.maxBackoffMs, limits.backoffMs * 2 ** (attempt - 1));
+      // Full jitter over the upper half: lanes shed together do not come back together.
+      return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+    },
+    wait: async (ms, signal) => {
+      const started = performance.now();
+      const passed = await sleep(ms, signal);
+      waitedMs += performance.now() - started;
+      return passed;
+    },
+    count: (what) => {
+      if (what === 'retried') retried++;
+      else {
+        gaveUp++;
+        sinceGaveUp = true;
+      }
+    },
+    relentless: () => sinceGaveUp,
+    stats: () => ({
+      total: byKind['429'] + byKind['503'] + byKind['in-band'],
+      byKind: { ...byKind },
+      retried,
+      gaveUp,
+      waitedMs: Math.round(waitedMs),
+      ...(narrowest === undefined ? {} : { narrowest }),
+    }),
+  };
+}
+
+/** The paces' costs together, or undefined when no server shed anything. */
+export function shedSummary(paces: readonly Pace[]): ShedSummary | undefined {
+  const all = paces.map((p) => p.stats()).filter((s) => s.total > 0);
+  if (all.length === 0) return undefined;
+  const sum = (f: (s: ShedSummary) => number): number => all.reduce((n, s) => n + f(s), 0);
+  const narrowest = all
+    .map((s) => s.narrowest)
+    .filter((n): n is number => n !== undefined)
+    .reduce<number | undefined>((m, n) => Math.min(m ?? n, n), undefined);
+  return {
+    total: sum((s) => s.total),
+    byKind: {
+      '429': sum((s) => s.byKind['429']),
+      '503': sum((s) => s.byKind['503']),
+      'in-band': sum((s) => s.byKind['in-band']),
+    },
+    retried: sum((s) => s.retried),
+    gaveUp: sum((s) => s.gaveUp),
+    waitedMs: sum((s) => s.waitedMs),
+    ...(narrowest === undefined ? {} : { narrowest }),
+  };
+}

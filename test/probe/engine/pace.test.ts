@@ -1,0 +1,78 @@
+/**
+ * One server's pace: a shed narrows how many requests may be in flight and spaces their starts, a
+ * `Retry-After` holds every new request, and answers that are not shed undo it step by step.
+ */
+import { describe, expect, it } from 'vitest';
+import { createPace, type Ticket } from '../../../src/probe/target/pace.js';
+
+const never = new AbortController().signal;
+
+/** Whether `promise` settles within `ms`. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  const result = await Promise.race([promise.then(() => true as const), late]);
+  clearTimeout(timer);
+  return result;
+}
+
+describe('the pace', () => {
+  it('lets every request through at once until the server sheds', async () => {
+    const pace = createPace();
+    const tickets = await Promise.all(Array.from({ length: 12 }, () => pace.admit(never)));
+    expect(tickets.every((t) => t !== undefined)).toBe(true);
+    expect(pace.stats()).toMatchObject({ total: 0 });
+  });
+
+  it('halves the requests in flight after a shed, and admits the next once one is answered', async () => {
+    const pace = createPace();
+    const tickets = (await Promise.all([1, 2, 3, 4].map(() => pace.admit(never)))) as Ticket[];
+    pace.shed({ kind: '429' }, tickets[0]!);
+    for (const t of tickets.slice(0, 3)) t.release();
+    // Four were in flight: now two may be; one still is, so one more gets in, the next waits.
+    const second = await pace.admit(never);
+    expect(second).toBeDefined();
+    const third = pace.admit(never);
+    expect(await settlesWithin(third, 150)).toBe(false);
+    tickets[3]!.release();
+    expect(await settlesWithin(third, 500)).toBe(true);
+    expect(pace.stats()).toMatchObject({ total: 1, byKind: { '429': 1 }, narrowest: 2 });
+  });
+
+  it('holds every new request until the Retry-After has passed', async () => {
+    const pace = createPace();
+    const ticket = (await pace.admit(never))!;
+    pace.shed({ kind: 'in-band', retryAfterMs: 300 }, ticket);
+    ticket.release();
+    const started = performance.now();
+    await pace.admit(never);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(280);
+  });
+
+  it('eases back to no limit after answers that are not shed', async () => {
+    const pace = createPace();
+    const first = (await pace.admit(never))!;
+    pace.shed({ kind: '503' }, first);
+    first.release();
+    // Width 1 and spacing: undo it, four calm answers per step.
+    for (let i = 0; i < 12; i++) pace.calm();
+    const all = await Promise.all(Array.from({ length: 8 }, () => pace.admit(never)));
+    expect(all.every((t) => t !== undefined)).toBe(true);
+  });
+
+  it('gives up on an admission when the signal aborts, and counts what shedding cost', async () => {
+    const pace = createPace();
+    const held = (await pace.admit(never))!;
+    pace.shed({ kind: '429', retryAfterMs: 10_000 }, held);
+    const stop = new AbortController();
+    const waiting = pace.admit(stop.signal);
+    stop.abort();
+    expect(await waiting).toBeUndefined();
+    pace.count('gaveUp');
+    expect(pace.relentless()).toBe(true);
+    pace.calm();
+    expect(pace.relentless()).toBe(false);
+  });
+});
