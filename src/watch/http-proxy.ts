@@ -154,6 +154,8 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
           req.headers,
           parsed?.value,
         );
+        const token = /^\s*Bearer\s+(\S+)/i.exec(String(req.headers['authorization'] ?? ''))?.[1];
+        if (token !== undefined && principal !== undefined) capture.addSecret(token, principal);
         const http = { method: req.method ?? 'GET', path: path.slice(0, 1024) };
         const context = {
           dir: 'c2s' as const,
