@@ -10,6 +10,7 @@
  * then recorded by size only) and the event parser's buffer at the same size.
  */
 import {
+  Agent as HttpAgent,
   createServer,
   request as httpRequest,
   type IncomingHttpHeaders,
@@ -17,7 +18,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createParser } from 'eventsource-parser';
 import { alphabetSize } from '../probe/trials/task-ids.js';
@@ -110,6 +111,12 @@ const bitsOf = (id: string): number => Math.floor(id.length * Math.log2(alphabet
 export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpProxy> {
   const { upstream, capture } = options;
   const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
+  // Connections to the upstream are kept and reused: a new TCP connection per request would add
+  // a handshake to every round trip.
+  const agent = new (upstream.protocol === 'https:' ? HttpsAgent : HttpAgent)({
+    keepAlive: true,
+    noDelay: true,
+  });
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const path = req.url ?? '/';
@@ -122,6 +129,7 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
         port: upstream.port,
         method: req.method,
         path,
+        agent,
         headers: { ...headers, host: upstream.host },
       },
       (answer) => {
@@ -223,7 +231,7 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
     };
   };
 
-  const server = createServer(handle);
+  const server = createServer({ noDelay: true }, handle);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
@@ -235,6 +243,7 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
     server,
     close: () =>
       new Promise<void>((resolve) => {
+        agent.destroy();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
