@@ -50,7 +50,7 @@ const hash = (parts: string[]) => createHash('sha256').update(parts.join('\u0000
 async function watchRun(mode: 'flawed' | 'fixed') {
   const f = (name: string) => join(dir, `${mode}-${name}`);
   const fixture = await start(
-    ['src/fixture/main.ts', '--transport', 'http', '--mode', mode],
+    ['src/fixture/main.ts', '--transport', 'http', '--mode', mode, '--state-ttl', '1'],
     /\[fixture\] listening (\S+)/,
   );
   const upstream = new URL(fixture.match);
@@ -86,7 +86,7 @@ async function watchRun(mode: 'flawed' | 'fixed') {
     [
       ...['src/cli/main.ts', 'watch', '--http', `${tap.url}${upstream.pathname}`],
       ...['--listen', '127.0.0.1:0', '--capture', f('capture.jsonl')],
-      ...['--format', 'json', '--output', f('report.json')],
+      ...['--format', 'json', '--output', f('report.json'), '--max-age', '1s'],
     ],
     /\[watch\] listening (\S+)/,
   );
@@ -152,7 +152,7 @@ describe('watch --http with the SDK client and the fixture twins', { timeout: 90
         process.execPath,
         [
           ...['--import', 'tsx', 'src/cli/main.ts', 'check', f('capture.jsonl')],
-          ...['--format', 'json', '--output', f('check.json')],
+          ...['--format', 'json', '--output', f('check.json'), '--max-age', '1s'],
         ],
         { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000 },
       );

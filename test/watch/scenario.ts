@@ -15,6 +15,9 @@ const stateOf = (o: Outcome): string => {
   return s;
 };
 
+/** How long the scenario waits before sending a state back late (past a 1 s lifetime). */
+export const LATE_MS = 1600;
+
 /** Flips one character in the middle of a state, keeping its alphabet. */
 export function edit(state: string): string {
   const i = Math.floor(state.length / 2);
@@ -48,6 +51,16 @@ export async function runScenario(call: CallAs): Promise<void> {
   await call('alice', last);
   await call('bob', last);
 
+  // A state sent back after its lifetime: the fixtures run with `--state-ttl 1` and the proxy
+  // with `--max-age 1s`.
+  const late = await call('alice', wizard);
+  await new Promise((r) => setTimeout(r, LATE_MS));
+  await call('alice', {
+    ...wizard,
+    requestState: stateOf(late),
+    inputResponses: { pick_dataset: { action: 'accept', content: { dataset: 'late' } } },
+  });
+
   const again = await call('alice', wizard);
   await call('alice', {
     ...wizard,
@@ -63,4 +76,5 @@ export const SERVER_FINDINGS = [
   'server/state-cross-principal',
   'server/state-after-completion',
   'server/handle-cross-principal',
+  'server/accepted-after-max-age',
 ];

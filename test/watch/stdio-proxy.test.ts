@@ -50,13 +50,15 @@ async function watchRun(mode: 'flawed' | 'fixed') {
   const f = (name: string) => join(dir, `${mode}-${name}`);
   const fixture = [process.execPath, '--import', 'tsx', 'src/fixture/main.ts'];
   const inner = [process.execPath, TEE, f('inner-in'), f('inner-out'), '--', ...fixture];
-  const server = `${inner.join(' ')} --transport stdio --mode ${mode}`;
+  const server = `${inner.join(' ')} --transport stdio --mode ${mode} --state-ttl 1`;
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [
       ...[TEE, f('outer-in'), f('outer-out'), '--'],
       ...[process.execPath, '--import', 'tsx', 'src/cli/main.ts', 'watch', '--stdio', server],
       ...['--capture', f('capture.jsonl'), '--format', 'json', '--output', f('report.json')],
+      '--max-age',
+      '1s',
     ],
     env: getDefaultEnvironment(),
     cwd: REPO_ROOT,
@@ -105,7 +107,7 @@ describe('watch --stdio with the SDK client and the fixture twins', { timeout: 9
         process.execPath,
         [
           ...['--import', 'tsx', 'src/cli/main.ts', 'check', f('capture.jsonl')],
-          ...['--format', 'json', '--output', f('check.json')],
+          ...['--format', 'json', '--output', f('check.json'), '--max-age', '1s'],
         ],
         { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000 },
       );
