@@ -5,6 +5,7 @@ import { CaptureWriter, parseCapture, type CaptureLine } from '../../src/watch/c
 import { judge } from '../../src/watch/judge.js';
 import { captureReport } from '../../src/watch/report.js';
 import { stateShape } from '../../src/watch/state-shape.js';
+import { schemaProblems } from '../report/sarif-validators.js';
 
 const META = 'io.modelcontextprotocol/principal';
 
@@ -248,6 +249,9 @@ describe('judge', () => {
     const r = recorder();
     const q = r.req('alice', 'tools/call', call());
     const a = r.res(q, 'alice', inputRequired(plain({ step: 1 })));
+    const retry = { requestState: plain({ step: 1 }), inputResponses: {} };
+    r.res(r.req('alice', 'tools/call', call(retry)), 'alice', inputRequired(sealed()));
+    r.res(r.req('bob', 'tools/call', call(retry)), 'bob', inputRequired(sealed()));
     const lines = r.lines();
     const report = captureReport(judge(lines), lines, {
       file: 'captures/run.jsonl',
@@ -262,5 +266,9 @@ describe('judge', () => {
       artifactLocation: { uri: 'captures/run.jsonl' },
       region: { startLine: a },
     });
+    const cross = sarif.runs[0]?.results?.find((x) => x.ruleId === 'server/state-cross-principal');
+    expect(cross?.locations?.[0]?.physicalLocation?.region?.startLine).toBe(a);
+    expect(cross?.relatedLocations).toHaveLength(3);
+    expect(schemaProblems(sarif)).toEqual([]);
   });
 });
