@@ -368,6 +368,7 @@ export function judge(lines: readonly CaptureLine[], options: JudgeOptions = {})
   const material: Record<Material, boolean> = {
     state: issued.size > 0 || ordered.some((r) => r.state !== undefined),
     issued: issued.size > 0,
+    retried: ordered.some((r) => r.state !== undefined),
     'two-principals': principals.size >= 2,
     completed: completedAt.size > 0,
     ids: idsByKey.size > 0 || sessions.length > 0,

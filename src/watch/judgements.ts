@@ -7,12 +7,20 @@ import type { ProbeResult } from '../probe/types.js';
 
 /** What a judgement needs to see in the traffic. */
 export type Material =
-  'state' | 'issued' | 'two-principals' | 'completed' | 'ids' | 'state-or-ids' | 'max-age';
+  | 'state'
+  | 'issued'
+  | 'retried'
+  | 'two-principals'
+  | 'completed'
+  | 'ids'
+  | 'state-or-ids'
+  | 'max-age';
 
 /** Why a judgement decided nothing, by the material it lacked. */
 export const MISSING: Readonly<Record<Material, string>> = {
   state: 'no requestState in the traffic',
   issued: 'no answer issued a requestState',
+  retried: 'no request sent a requestState back',
   'two-principals': 'fewer than two principals in the traffic',
   completed: 'no flow with a requestState completed',
   ids: 'no handle, task id or session id handed out',
@@ -39,7 +47,7 @@ export const JUDGEMENTS = [
     flaw: 'Client sent back a requestState other than the one issued',
     severity: 'medium',
     rationale: `A client retrying an input_required request MUST send the requestState byte for byte (${MRTR}). A retry whose state differs from the one the last answer issued for the same call shows a client that edits state.`,
-    needs: ['issued'],
+    needs: ['issued', 'retried'],
   },
   {
     id: 'client/state-dropped',
@@ -55,7 +63,7 @@ export const JUDGEMENTS = [
     flaw: 'Client sent a requestState no answer issued',
     severity: 'medium',
     rationale: `requestState is opaque to the client and comes only from the server (${MRTR}); a state no answer issued is forged or carried over from elsewhere.`,
-    needs: ['state'],
+    needs: ['retried'],
   },
   {
     id: 'client/state-parallel',
@@ -63,7 +71,7 @@ export const JUDGEMENTS = [
     flaw: 'Client sent one requestState on two requests in parallel',
     severity: 'medium',
     rationale: `Each retry continues one flow; the same state on two requests in flight at once races the server's single-use checks (${MRTR}).`,
-    needs: ['state'],
+    needs: ['retried'],
   },
   {
     id: 'server/state-readable',
