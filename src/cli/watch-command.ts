@@ -165,6 +165,10 @@ export async function runWatchCommand(argv: readonly string[]): Promise<number> 
     process.stdout.write(WATCH_HELP);
     return 0;
   }
+  if (run.target.kind === 'http' && !/^(127\.|::1$|localhost$)/.test(run.target.host))
+    err(
+      `stateguard watch: warning: --listen ${run.target.host} is reachable from other machines; the proxy forwards their requests, credentials included`,
+    );
   const { report, exitCode } = await runWatch(run, err);
   if (typeof report === 'string') {
     err(`stateguard watch: the capture cannot be judged: ${report}`);

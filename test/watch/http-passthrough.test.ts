@@ -115,3 +115,21 @@ describe('HTTP proxy passthrough', () => {
     expect(bad.stderr).toContain('not a stateguard capture header');
   });
 });
+
+describe('watch usage', () => {
+  const run = (...args: string[]) =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'watch', ...args], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+  it('refuses what it cannot run, with exit 2, and helps', () => {
+    expect(run('--help').stdout).toContain('--capture');
+    const shell = run('--stdio', 'node s.js | tee x', '--capture', '/tmp/sg-never.jsonl');
+    expect([shell.status, shell.stderr]).toEqual([2, expect.stringContaining('runs no shell')]);
+    const noCapture = run('--stdio', 'node s.js');
+    expect([noCapture.status, noCapture.stderr]).toEqual([2, expect.stringContaining('--capture')]);
+    const noListen = run('--http', 'http://127.0.0.1:1/mcp', '--capture', '/tmp/sg-never.jsonl');
+    expect([noListen.status, noListen.stderr]).toEqual([2, expect.stringContaining('--listen')]);
+  });
+});
