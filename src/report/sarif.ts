@@ -35,6 +35,7 @@ import type {
 } from 'sarif';
 import { entryProbeId, STALE_REASON } from '../probe/baseline.js';
 import { findProbe } from '../probe/registry.js';
+import { findJudgement } from '../watch/judgements.js';
 import type { CallPlan, CombinedReport, ProbeResult, RunReport, Verdict } from '../probe/types.js';
 import { evidenceLine } from './evidence-lines.js';
 import { clipRaw, leftAloneLine, PLAN_ELSEWHERE, planCounts, planGroups, reachOf } from './plan.js';
@@ -81,7 +82,8 @@ function ruleFor(result: ProbeResult): ReportingDescriptor {
   const probe = findProbe(result.id);
   const title = probe?.title ?? result.title;
   const severity = probe?.severity ?? result.severity;
-  const rationale = probe?.rationale;
+  // A judgement of a capture (`stateguard check`) has its rationale in the judgement list.
+  const rationale = probe?.rationale ?? findJudgement(result.id)?.rationale;
   const references = probe?.references ?? [];
   return {
     id: result.id,

@@ -139,3 +139,8 @@ export type JudgementId = (typeof JUDGEMENTS)[number]['id'];
 export function judgementOf(id: JudgementId): Judgement {
   return JUDGEMENTS.find((j) => j.id === id) as Judgement;
 }
+
+/** The judgement of an id, or undefined for an id that is not one (a probe's). */
+export function findJudgement(id: string): Judgement | undefined {
+  return (JUDGEMENTS as readonly Judgement[]).find((j) => j.id === id);
+}

@@ -269,6 +269,10 @@ describe('judge', () => {
     const cross = sarif.runs[0]?.results?.find((x) => x.ruleId === 'server/state-cross-principal');
     expect(cross?.locations?.[0]?.physicalLocation?.region?.startLine).toBe(a);
     expect(cross?.relatedLocations).toHaveLength(3);
+    const rule = sarif.runs[0]?.tool.driver.rules?.find(
+      (x) => x.id === 'server/state-cross-principal',
+    );
+    expect(rule?.help?.text).toContain('SHOULD bind requestState to the principal');
     expect(schemaProblems(sarif)).toEqual([]);
   });
 });
