@@ -23,6 +23,7 @@ import { redisLedgerSuite } from './suites/redis-ledger.js';
 import { requestStateSuite } from './suites/request-state.js';
 import { scanTimeSuite } from './suites/scan-time.js';
 import { stabilitySuite } from './suites/stability.js';
+import { watchProxySuite } from './suites/watch-proxy.js';
 
 /** Every suite, in run order. Add new suites here. */
 const SUITES: readonly BenchSuite[] = [
@@ -36,6 +37,7 @@ const SUITES: readonly BenchSuite[] = [
   configScanSuite,
   stabilitySuite,
   complexitySuite,
+  watchProxySuite,
 ];
 
 async function main(argv: readonly string[]): Promise<number> {

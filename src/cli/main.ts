@@ -10,6 +10,10 @@ const HELP = `stateguard: seal requestState, bind handles, and scan MCP 2026-07-
 Usage:
   stateguard scan ...     scan an MCP server for state and handle flaws (stateguard scan --help)
   stateguard fixture ...  run a fixture server (stateguard fixture --help)
+  stateguard watch ...    sit between a client and a server, record and judge the traffic
+                          (stateguard watch --help)
+  stateguard check <capture.jsonl>
+                          judge a capture recorded by watch, offline (stateguard check --help)
   stateguard --help       show this help
   stateguard --version    print the version
 `;
@@ -21,6 +25,8 @@ type Command = (argv: readonly string[]) => Promise<number>;
 const COMMANDS: Record<string, () => Promise<Command>> = {
   scan: async () => (await import('./scan-command.js')).runScanCommand,
   fixture: async () => (await import('../fixture/command.js')).runFixtureCommand,
+  check: async () => (await import('./check-command.js')).runCheckCommand,
+  watch: async () => (await import('./watch-command.js')).runWatchCommand,
 };
 
 function version(): string {

@@ -325,6 +325,11 @@ export interface ProbeResult {
   readonly ms: number;
   /** Requests the probe sent (every run of it, when it ran again); absent on a result never run. */
   readonly requests?: number;
+  /**
+   * A judgement of a capture (`stateguard check`, `stateguard watch`): the capture lines that show
+   * it, the first the one that shows it best. SARIF points at them in {@link RunReport.capture}.
+   */
+  readonly lines?: readonly number[];
 }
 
 /**
@@ -440,6 +445,8 @@ export interface RunReport {
   };
   /** Set when the target came from a client configuration file (`--config`): where it was declared. */
   readonly server?: ServerSource;
+  /** Set on the report of a capture's judgements: the capture file, as named. */
+  readonly capture?: string;
 }
 
 /** How many created objects a report names; the rest are counted. */

@@ -37,10 +37,11 @@ import type {
 } from 'sarif';
 import { entryProbeId, STALE_REASON } from '../probe/baseline.js';
 import { findProbe } from '../probe/registry.js';
+import { findJudgement } from '../watch/judgements.js';
 import type { CallPlan, CombinedReport, ProbeResult, RunReport, Verdict } from '../probe/types.js';
 import { evidenceLine } from './evidence-lines.js';
 import { clipRaw, leftAloneLine, PLAN_ELSEWHERE, planCounts, planGroups, reachOf } from './plan.js';
-import { placeOf, SRCROOT, type SarifPlace } from './sarif-location.js';
+import { placeOf, pseudoPath, repoRelative, SRCROOT, type SarifPlace } from './sarif-location.js';
 import type { RenderOptions, Reporter } from './types.js';
 import { escapeJsonText } from './visible.js';
 
@@ -83,7 +84,8 @@ function ruleFor(result: ProbeResult): ReportingDescriptor {
   const probe = findProbe(result.id);
   const title = probe?.title ?? result.title;
   const severity = probe?.severity ?? result.severity;
-  const rationale = probe?.rationale;
+  // A judgement of a capture (`stateguard check`) has its rationale in the judgement list.
+  const rationale = probe?.rationale ?? findJudgement(result.id)?.rationale;
   const references = probe?.references ?? [];
   return {
     id: result.id,
@@ -151,8 +153,12 @@ function resultFor(
     options.evidence === 'none'
       ? {}
       : { evidence: options.evidence === 'full' ? r.evidence : r.evidence.map(evidenceLine) };
-  const fingerprint = createHash('sha256').update(identityOf(r, placed)).digest('hex');
+  // Two findings of one judgement in one capture are two alerts: the lines tell them apart.
+  const fingerprint = createHash('sha256')
+    .update(identityOf(r, placed) + (r.lines === undefined ? '' : `\0${r.lines.join(',')}`))
+    .digest('hex');
   const server = report.server;
+  const lines = captureLines(r, report, options);
   return {
     ruleId: r.id,
     ruleIndex,
@@ -163,15 +169,36 @@ function resultFor(
       text: `${headline(r)}${server === undefined ? '' : ` (server ${server.name})`}: ${r.reason}`,
     },
     locations: [
-      {
-        physicalLocation: {
-          artifactLocation: { uri: place.uri, uriBaseId: SRCROOT },
-          region: { startLine: place.line },
-        },
-        logicalLocations: [{ name: report.target.display, kind: 'resource' }],
-        message: { text: place.why },
-      },
+      lines === undefined
+        ? {
+            physicalLocation: {
+              artifactLocation: { uri: place.uri, uriBaseId: SRCROOT },
+              region: { startLine: place.line },
+            },
+            logicalLocations: [{ name: report.target.display, kind: 'resource' }],
+            message: { text: place.why },
+          }
+        : {
+            physicalLocation: {
+              artifactLocation: { uri: lines.uri, uriBaseId: SRCROOT },
+              region: { startLine: lines.first },
+            },
+            logicalLocations: [{ name: report.target.display, kind: 'resource' }],
+            message: { text: `capture line ${lines.first}` },
+          },
     ],
+    ...(lines === undefined || lines.rest.length === 0
+      ? {}
+      : {
+          relatedLocations: lines.rest.map((line, i) => ({
+            id: i + 1,
+            physicalLocation: {
+              artifactLocation: { uri: lines.uri, uriBaseId: SRCROOT },
+              region: { startLine: line },
+            },
+            message: { text: `capture line ${line}` },
+          })),
+        }),
     partialFingerprints: {
       'stateguardProbeTarget/v1': fingerprint.slice(0, 32),
       // The one fingerprint GitHub reads. Given here, the upload action does not derive it from
@@ -189,6 +216,21 @@ function resultFor(
       ms: r.ms,
     },
   };
+}
+
+/**
+ * The capture lines a judgement of a capture points at: the capture file (relative to the source
+ * root, else its pseudo-path) and the lines, the first as the location, the rest related.
+ */
+function captureLines(
+  r: ProbeResult,
+  report: RunReport,
+  options: RenderOptions,
+): { uri: string; first: number; rest: number[] } | undefined {
+  const [first, ...rest] = r.lines ?? [];
+  if (report.capture === undefined || first === undefined) return undefined;
+  const uri = repoRelative(report.capture, options.sourceRoot) ?? pseudoPath(report.capture);
+  return { uri, first, rest };
 }
 
 function invocationOf(report: RunReport, ruleIndex: Map<string, number>): Invocation {

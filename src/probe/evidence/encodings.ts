@@ -29,7 +29,11 @@ export function base64Cores(marker: string): string[] {
 const B64_SEGMENT = /^[A-Za-z0-9+/_-]{8,}={0,2}$/;
 const HEX_SEGMENT = /^(?:[0-9a-fA-F]{2}){4,}$/;
 
-function decodings(s: string): string[] {
+/**
+ * The decodings of `s` one level deep: URL decoding, then each hex or base64(url) segment between
+ * `.`, `:`, `~` and whitespace. Also read by `watch/state-shape.ts` to see what a state carries.
+ */
+export function decodings(s: string): string[] {
   const out: string[] = [];
   if (s.includes('%')) {
     try {

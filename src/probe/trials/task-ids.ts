@@ -104,7 +104,7 @@ export function varyingBits(ids: readonly string[], nowMs: number): number {
 }
 
 /** The smallest common alphabet holding `chars`: digits, hex, lower alnum, alnum, base64. */
-function alphabetSize(chars: ReadonlySet<string>): number {
+export function alphabetSize(chars: ReadonlySet<string>): number {
   const all = [...chars].join('');
   if (/^[0-9]*$/.test(all)) return 10;
   if (/^[0-9a-f]*$/.test(all) || /^[0-9A-F]*$/.test(all)) return 16;
