@@ -302,16 +302,20 @@ export function createMintedValues(): MintedValues {
       return undefined;
     },
     created() {
-      // A large integer is keyed `#123`; the report shows the value as the server sent it.
-      const all = [...created].map(([key, tool]) => ({
-        tool,
-        value: key.startsWith('#') ? key.slice(1) : key,
-      }));
       // A text block that carries the id (`{"noteId":"note-7f3a"}`) is the answer, not the object:
-      // only the innermost value the same tool handed out is named.
-      return all.filter(
-        (c) => !all.some((o) => o !== c && o.tool === c.tool && c.value.includes(o.value)),
-      );
+      // only the innermost value the same tool handed out is named. The block is read as `learn`
+      // read it (its JSON, its prose tokens), so the cost is the blocks' length, not pairs of values.
+      const carriesOwn = (key: string, tool: string): boolean => {
+        let found = false;
+        walk(key, 0, (inner) => {
+          if (inner !== key && created.get(inner) === tool) found = true;
+        });
+        return found;
+      };
+      // A large integer is keyed `#123`; the report shows the value as the server sent it.
+      return [...created]
+        .filter(([key, tool]) => key.startsWith('#') || !carriesOwn(key, tool))
+        .map(([key, tool]) => ({ tool, value: key.startsWith('#') ? key.slice(1) : key }));
     },
     notOurs(tool, args) {
       if (!isRecord(args)) return undefined;
