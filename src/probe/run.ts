@@ -30,6 +30,7 @@ import { noteEvidence, stderrEvidence } from './evidence/evidence.js';
 import { requiredOf, unhonourable } from './target/capabilities.js';
 import {
   callRefusal,
+  withoutOptionalSlots,
   uncalledTools,
   type CallPermission,
   type MintedValues,
@@ -192,6 +193,10 @@ async function send(
     // Stryker disable next-line StringLiteral: any name no tool has reads alike ('' is one).
     const name = typeof params.name === 'string' ? params.name : '';
     calledTool = session.protocol.tools.find((t) => t.name === name);
+    // An optional dangerous slot is never filled, whoever built the arguments (the call plan
+    // counts on it): it is left out of what is sent.
+    const { args, stripped } = withoutOptionalSlots(calledTool, params.arguments);
+    if (stripped.length > 0) params = { ...params, arguments: args };
     // Defence in depth: probes filter with the same rule; this catches a probe bug.
     const refusal = callRefusal(calledTool, name, params.arguments, options);
     if (refusal !== undefined) return refuse(rec, 'blocked', `${what}: ${refusal}`);

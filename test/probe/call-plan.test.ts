@@ -68,12 +68,14 @@ describe('safe tools the probes need are called', () => {
       'read',
     );
     const content = { ...repo, content: { type: 'string' } };
-    expect(classOf(tool('create_file', 'Create a file.', { inputSchema: obj(content) }))).toBe(
-      'outside',
+    const create = obj(content, { required: ['path'] });
+    expect(classOf(tool('create_file', 'Create a file.', { inputSchema: create }))).toBe('outside');
+    const folder = obj(
+      { project: { type: 'string' }, path: { type: 'string' } },
+      { required: ['path'] },
     );
-    const folder = obj({ project: { type: 'string' }, path: { type: 'string' } });
     expect(classOf(tool('get_file', 'Get a file.', { inputSchema: folder }))).toBe('outside');
-    const local = obj({ path: { type: 'string' } });
+    const local = obj({ path: { type: 'string' } }, { required: ['path'] });
     expect(classOf(tool('read_file', 'Read a file.', { inputSchema: local }))).toBe('outside');
   });
 
@@ -84,7 +86,9 @@ describe('safe tools the probes need are called', () => {
     expect(classOf(tool('waiting_jobs', 'List waiting jobs; the list will be emptied.'))).toBe(
       'destroy',
     );
-    const code = (name: string) => ({ inputSchema: obj({ [name]: { type: 'string' } }) });
+    const code = (name: string) => ({
+      inputSchema: obj({ [name]: { type: 'string' } }, { required: [name] }),
+    });
     expect(classOf(tool('商品検索', '商品を検索します。', code('商品コード')))).toBe('read');
     expect(classOf(tool('商品検索', '商品を検索します。', code('コード')))).toBe('outside');
   });
@@ -168,7 +172,10 @@ describe('side-effecting tools are not called', () => {
     const ref = tool('get_status', 'Get a status.', {
       inputSchema: obj(
         { task: { $ref: '#/$defs/task' } },
-        { $defs: { task: obj({ command: { type: 'string' } }) } },
+        {
+          required: ['task'],
+          $defs: { task: obj({ command: { type: 'string' } }, { required: ['command'] }) },
+        },
       ),
     });
     expect(classifyTool(ref)).toMatchObject({ class: 'outside' });
@@ -217,5 +224,68 @@ describe('the plan', () => {
       { includeDestructive: false, allowTools: [] },
     );
     expect(plan.entries.find((e) => e.kind === 'prompt')?.reach).toBe('--include-destructive');
+  });
+});
+
+describe('an optional dangerous slot is never filled, so it is no sign of harm', () => {
+  const screenshot = (filename: Record<string, unknown>, required: string[] = []): ToolInfo =>
+    tool('browser_take_screenshot', 'Take a screenshot of the current page.', {
+      inputSchema: obj({ fullPage: { type: 'boolean' }, filename }, { required }),
+    });
+
+  it('judges a tool with an optional path by its words, and says the slot stays unset', () => {
+    const judged = classifyTool(screenshot({ type: 'string', description: 'File to save to.' }));
+    expect(judged.class).toBe('read');
+    expect(judged.evidence).toContain('optional path `filename` left unset');
+  });
+
+  it('finds an optional slot at any depth: nested, behind a $ref, in an anyOf part', () => {
+    const nested = tool('list_logs', 'Lists log lines.', {
+      inputSchema: obj({ export: obj({ output_path: { type: 'string' } }) }),
+    });
+    const viaRef = tool('search_tickets', 'Searches tickets.', {
+      inputSchema: obj(
+        { text: { type: 'string' }, options: { $ref: '#/$defs/o' } },
+        { required: ['text', 'options'], $defs: { o: obj({ url: { type: 'string' } }) } },
+      ),
+    });
+    for (const t of [nested, viaRef]) expect(classOf(t), t.name).toBe('read');
+    // Required in the part that declares it: a harm sign.
+    const anyOf = tool('get_doc', 'Gets a document.', {
+      inputSchema: {
+        type: 'object',
+        anyOf: [obj({ path: { type: 'string' } }, { required: ['path'] })],
+      },
+    });
+    expect(classOf(anyOf)).toBe('outside');
+  });
+
+  it('still refuses a required path, at the top or nested required at each level', () => {
+    expect(classOf(screenshot({ type: 'string' }, ['filename']))).toBe('outside');
+    const nested = tool('read_page', 'Returns the page text.', {
+      inputSchema: obj(
+        { save: obj({ output_path: { type: 'string' } }, { required: ['output_path'] }) },
+        { required: ['save'] },
+      ),
+    });
+    expect(classifyTool(nested).evidence[0]).toContain('"save.output_path"');
+  });
+
+  it('lets the words win: a tool that says it saves, posts or runs is refused, slot set or not', () => {
+    const saves = tool('take_screenshot', 'Takes a screenshot and saves it to the given file.', {
+      inputSchema: obj({ filename: { type: 'string' } }),
+    });
+    const posts = tool('build_status', 'Returns the build status and posts it to the given URL.', {
+      inputSchema: obj({ url: { type: 'string', format: 'uri' } }),
+    });
+    const runs = tool('show_status', 'Shows the status, then runs the given shell command.', {
+      inputSchema: obj({ command: { type: 'string' } }),
+    });
+    expect(classOf(saves)).toBe('outside');
+    expect(classOf(posts)).toBe('outside');
+    expect(classOf(runs)).toBe('outside');
+    expect(classOf(screenshot({ type: 'string' }, []))).toBe('read');
+    const destructive = screenshot({ type: 'string' });
+    expect(classOf({ ...destructive, annotations: { destructiveHint: true } })).toBe('destroy');
   });
 });

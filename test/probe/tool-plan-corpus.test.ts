@@ -26,7 +26,7 @@ const corpus = JSON.parse(
 ) as Case[];
 
 /** The share of safe tools that must stay callable (the goal is 0.95). */
-const SAFE_CALLABLE_FLOOR = 0.91;
+const SAFE_CALLABLE_FLOOR = 0.935;
 
 describe('the tool-plan corpus', () => {
   const judged = corpus.map((c) => ({ ...c, got: classifyTool(c.tool) }));

@@ -5,15 +5,18 @@ import {
   createMintedValues,
   isRiskyParameter,
   riskReason,
+  withoutOptionalSlots,
 } from '../../src/probe/surface/tool-risk.js';
 import type { ToolInfo } from '../../src/probe/types.js';
 
+/** A tool whose parameters are all strings the caller must give (a required slot is a harm sign). */
 const tool = (name: string, description: string, params: string[] = []): ToolInfo => ({
   name,
   description,
   inputSchema: {
     type: 'object',
     properties: Object.fromEntries(params.map((p) => [p, { type: 'string' }])),
+    required: params,
   },
 });
 
@@ -200,5 +203,56 @@ describe('callRefusal', () => {
         },
       ),
     ).toMatch(/"source.url" \(needs --allow-minted-in-risky\)/);
+  });
+});
+
+describe('withoutOptionalSlots: the call gate never fills an optional dangerous slot', () => {
+  const snapshot: ToolInfo = {
+    name: 'browser_snapshot',
+    description: 'Capture a snapshot of the current page.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        target: { type: 'string' },
+        filename: { type: 'string' },
+        pages: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { url: { type: 'string' }, title: { type: 'string' } },
+          },
+        },
+        out: { $ref: '#/$defs/out' },
+        source: { type: 'string', format: 'uri' },
+      },
+      required: ['target', 'source'],
+      $defs: { out: { type: 'object', properties: { output_path: { type: 'string' } } } },
+    },
+  };
+
+  it('strips an optional path, URL or nested path at any depth, and keeps everything else', () => {
+    const args = {
+      target: 'e1',
+      filename: 'canary.txt',
+      pages: [{ url: 'https://x.example', title: 't' }, { title: 'u' }],
+      out: { output_path: '/tmp/x' },
+      source: 'https://placeholder.invalid',
+    };
+    const { args: sent, stripped } = withoutOptionalSlots(snapshot, args);
+    expect(sent).toEqual({
+      target: 'e1',
+      pages: [{ title: 't' }, { title: 'u' }],
+      out: {},
+      source: 'https://placeholder.invalid',
+    });
+    expect([...stripped].sort()).toEqual(['filename', 'out.output_path', 'pages.url']);
+    // The caller's arguments are not changed.
+    expect(args.filename).toBe('canary.txt');
+  });
+
+  it('leaves the arguments as they are when no optional dangerous slot is set', () => {
+    const args = { target: 'e1', source: 'https://placeholder.invalid' };
+    expect(withoutOptionalSlots(snapshot, args)).toEqual({ args, stripped: [] });
+    expect(withoutOptionalSlots(undefined, { filename: 'x' }).stripped).toEqual([]);
   });
 });

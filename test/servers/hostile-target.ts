@@ -44,22 +44,34 @@ export const MARKUP =
  */
 export const NAME_MARKUP = '<img src=x onerror=alert(7)>"\'&amp;<!--';
 
-/** The three tools a scan must not call without the opt-in. */
+/** The three tools a scan must not call without the opt-in (each requires its dangerous slot). */
 export const RISKY_TOOLS = [
   {
     name: 'run',
     description: 'Run a shell command on the host and return its output.',
-    inputSchema: { type: 'object', properties: { command: { type: 'string' } } },
+    inputSchema: {
+      type: 'object',
+      properties: { command: { type: 'string' } },
+      required: ['command'],
+    },
   },
   {
     name: 'get_page',
     description: 'Returns the body of a web page.',
-    inputSchema: { type: 'object', properties: { url: { type: 'string' } } },
+    inputSchema: {
+      type: 'object',
+      properties: { url: { type: 'string' } },
+      required: ['url'],
+    },
   },
   {
     name: 'read_notes',
     description: 'Returns notes.',
-    inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+    inputSchema: {
+      type: 'object',
+      properties: { path: { type: 'string' } },
+      required: ['path'],
+    },
   },
 ];
 

@@ -32,7 +32,7 @@ import {
   NEGATION_BEFORE_CJK,
 } from '../surface/risk-lexicon.js';
 import { fold, clausesOf, wordsOf } from '../surface/words.js';
-import { paramsOf, roleOfDescription, slotRole, stripIdentifiers } from '../surface/slots.js';
+import { dangerousSlots, paramsOf, roleOfDescription, stripIdentifiers } from '../surface/slots.js';
 import type { CallClass, ToolInfo } from '../types.js';
 import {
   READ_HEADS,
@@ -423,19 +423,33 @@ function readDescription(description: string): Reading {
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A parameter that can hold text: no declared type, or one that admits a string. */
-function takesText(schema: Record<string, unknown>): boolean {
-  const t = schema['type'];
-  if (t === undefined) return !isRecord(schema['items']) && schema['enum'] === undefined;
-  return t === 'string' || (Array.isArray(t) && t.includes('string'));
-}
-
 const ROLE_TEXT = {
   command: 'a command',
   code: 'code',
   query: 'a database query',
   url: 'a URL',
   path: 'a file path',
+} as const;
+
+// Verbs that put what a tool has into a file or at a URL: beside an optional path or URL slot they
+// say the tool writes or sends, set or not.
+const SLOT_ACT = new RegExp(
+  String.raw`\b(sav(e|es|ed|ing)|writ(e|es|ing|ten)|stor(e|es|ed|ing)|persist(s|ed)?|export(s|ed|ing)?|dump(s|ed)?|download(s|ed)?|post(s|ed|ing)?|upload(s|ed|ing)?|send(s|ing)?|sent|push(es|ed)?|forward(s|ed)?|deliver(s|ed)?|publish(es|ed)?|submit(s|ted)?|speicher\w*|schreib\w*|sende\w*|hochlad\w*|enregistr\w*|sauvegard\w*|ecri\w*|envo\w*|guard(a|ar|an)|escrib\w*|envi(a|ar|an)|salv(a|ar|an)|grav(a|ar)|subir|sube)\b`,
+  'u',
+);
+
+/** The verb of a description that writes or sends what the tool has, if any. */
+function slotAct(description: string): string | undefined {
+  const found = SLOT_ACT.exec(fold(stripIdentifiers(description)));
+  return found === null ? undefined : `"${found[0]}"`;
+}
+
+const ROLE_NOUN = {
+  command: 'command',
+  code: 'code',
+  query: 'database query',
+  url: 'URL',
+  path: 'path',
 } as const;
 
 // Parameters that name a source repository (`repo`, `repository_name`, GitLab's `project_id`); a
@@ -470,8 +484,9 @@ export function classifyTool(tool: ToolInfo): Classified {
   };
   const harms: Harms = annotationHarms(d);
   const { unknowns, safe } = readWords(d, harms);
-  slotHarms(d, safe, harms);
-  return decide(d, harms, unknowns, safe);
+  const unset = slotHarms(d, safe, harms);
+  const judged = decide(d, harms, unknowns, safe);
+  return { class: judged.class, evidence: [...judged.evidence, ...unset] };
 }
 
 /** Harm an annotation declares: it counts alone (a hint of harm is believed, one of safety is not). */
@@ -503,16 +518,17 @@ function readWords(d: Declared, harms: Harms): { unknowns: string[]; safe: Safe 
   return { unknowns, safe };
 }
 
-/** Slots: what a parameter takes (only a parameter that can hold text can hold a command or a URL). */
+/**
+ * Slots: what a parameter takes (only a parameter that can hold text can hold a command or a URL).
+ * A required dangerous slot is a sign of harm; an optional one the scanner never fills (the call
+ * gate strips it before a request is sent), so it is no sign: it is returned as evidence, and the
+ * tool is judged on the rest.
+ */
 function slotHarms(
-  { tool, ann, title, description, readOnly }: Declared,
+  { tool, ann, description, readOnly }: Declared,
   safe: Safe,
   harms: Harms,
-) {
-  const database =
-    /\b(sql|database|db|table|tables|datenbank|base de donnees|base de datos)\b/u.test(
-      fold(`${tool.name} ${title} ${description}`),
-    );
+): string[] {
   const describedRole = description ? roleOfDescription(stripIdentifiers(description)) : undefined;
   if (describedRole !== undefined && describedRole !== 'url' && describedRole !== 'path')
     harms.push({
@@ -530,16 +546,29 @@ function slotHarms(
     safe.length > 0 &&
     safe.every((s) => s.kind === 'read') &&
     ann?.['readOnlyHint'] !== false;
-  for (const p of params) {
-    if (!takesText(p.schema)) continue;
-    const role = slotRole(p.path[p.path.length - 1] as string, p.schema, database);
-    if (role === undefined) continue;
+  const unset: string[] = [];
+  for (const { path, role, optional } of dangerousSlots(tool)) {
     // A read-only tool in a closed world only ever gets a placeholder that reaches nowhere.
     if ((role === 'url' || role === 'path') && harmless) continue;
     if (role === 'path' && inRepository) continue;
-    harms.push({ kind: 'outside', why: `it takes ${ROLE_TEXT[role]} in "${p.path.join('.')}"` });
+    if (optional) {
+      // Words that say what the tool does with the slot's file or URL still win: it may do so
+      // with a default of its own when the slot is unset (`saves it to the given file`).
+      const act = (role === 'path' || role === 'url') && slotAct(description);
+      if (act) {
+        harms.push({
+          kind: 'outside',
+          why: `its description says ${act}, and it takes ${ROLE_TEXT[role]} in "${path.join('.')}"`,
+        });
+        break;
+      }
+      unset.push(`optional ${ROLE_NOUN[role]} \`${path.join('.')}\` left unset`);
+      continue;
+    }
+    harms.push({ kind: 'outside', why: `it takes ${ROLE_TEXT[role]} in "${path.join('.')}"` });
     break;
   }
+  return unset;
 }
 
 /** The class: the worst harm, else unknown, else the less safe of the safe evidence. */

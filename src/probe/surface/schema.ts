@@ -10,6 +10,7 @@ import type { ToolInfo } from '../types.js';
 
 export { wordsOf } from './words.js';
 import { wordsOf } from './words.js';
+import { slotRole } from './slots.js';
 
 type Schema = Record<string, unknown>;
 const isRecord = (v: unknown): v is Record<string, unknown> =>
@@ -165,7 +166,7 @@ function stringFor(schema: Schema, canary: string): string {
 
 /**
  * Arguments for an object schema: every required property, plus optional free-form strings (they
- * carry the canary) and any optional object a fill reaches into. `fill` supplies values the probe
+ * carry the canary) that are no dangerous slot and any optional object a fill reaches into. `fill` supplies values the probe
  * already has, such as a minted handle, at any depth (see {@link Fill}).
  */
 export function argumentsFor(
@@ -185,7 +186,13 @@ export function argumentsFor(
     if (key in fill) out[name] = fill[key];
     else if (required.includes(name) || reaches(key))
       out[name] = valueFor(prop, options, depth, fill, key);
-    else if (prop['type'] === 'string' && !('enum' in prop) && !isHandleProperty(name, prop)) {
+    else if (
+      prop['type'] === 'string' &&
+      !('enum' in prop) &&
+      !isHandleProperty(name, prop) &&
+      // An optional dangerous slot (a path, a URL, a command) stays unset: the call plan counts on it.
+      slotRole(name, prop) === undefined
+    ) {
       out[name] = valueFor(prop, options, depth);
     }
   }

@@ -145,6 +145,21 @@ const MAX_DEPTH = 10;
 export interface Param {
   readonly path: readonly string[];
   readonly schema: Record<string, unknown>;
+  /**
+   * Not in the `required` of the object that holds it (nor of any `allOf`/`anyOf`/`oneOf`/`$ref`
+   * part of that object): a call may leave it out.
+   */
+  readonly optional: boolean;
+}
+
+/** The names an object schema requires itself, and in the `allOf` parts it is made of. */
+function requiredHere(schema: Record<string, unknown>): string[] {
+  const own = Array.isArray(schema['required']) ? schema['required'] : [];
+  const parts = Array.isArray(schema['allOf']) ? schema['allOf'] : [];
+  return [
+    ...own,
+    ...parts.flatMap((p) => (isRecord(p) && Array.isArray(p['required']) ? p['required'] : [])),
+  ].filter((n): n is string => typeof n === 'string');
 }
 
 /**
@@ -165,28 +180,80 @@ export function paramsOf(root: unknown): Param[] {
     }
     return at;
   };
+  // `required`: the names the object at this level requires, from the parts of it already read (a
+  // `$ref` or an `allOf`/`anyOf`/`oneOf` part is the same object, and may name its properties).
   const visit = (
     schema: unknown,
     path: readonly string[],
     depth: number,
     refs: readonly string[],
+    inherited: readonly string[],
   ): void => {
     if (!isRecord(schema) || depth > MAX_DEPTH || ++nodes > MAX_NODES) return;
+    const required = [...inherited, ...requiredHere(schema)];
     const ref = schema['$ref'];
     if (typeof ref === 'string' && !refs.includes(ref))
-      visit(resolve(ref), path, depth + 1, [...refs, ref]);
+      visit(resolve(ref), path, depth + 1, [...refs, ref], required);
     if (isRecord(schema['properties']))
       for (const [name, sub] of Object.entries(schema['properties'])) {
         if (!isRecord(sub)) continue;
-        out.push({ path: [...path, name], schema: sub });
-        visit(sub, [...path, name], depth + 1, refs);
+        out.push({ path: [...path, name], schema: sub, optional: !required.includes(name) });
+        visit(sub, [...path, name], depth + 1, refs, []);
       }
     for (const key of ['items', 'additionalProperties', 'contains', 'not'])
-      if (isRecord(schema[key])) visit(schema[key], path, depth + 1, refs);
-    for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'])
+      if (isRecord(schema[key])) visit(schema[key], path, depth + 1, refs, []);
+    for (const key of ['anyOf', 'oneOf', 'allOf'])
       if (Array.isArray(schema[key]))
-        for (const alt of schema[key]) visit(alt, path, depth + 1, refs);
+        for (const alt of schema[key]) visit(alt, path, depth + 1, refs, required);
+    if (Array.isArray(schema['prefixItems']))
+      for (const alt of schema['prefixItems']) visit(alt, path, depth + 1, refs, []);
   };
-  visit(root, [], 0, []);
+  visit(root, [], 0, [], []);
+  return out;
+}
+
+/** A parameter that can hold text: no declared type, or one that admits a string. */
+export function takesText(schema: Record<string, unknown>): boolean {
+  const t = schema['type'];
+  if (t === undefined) return !isRecord(schema['items']) && schema['enum'] === undefined;
+  return t === 'string' || (Array.isArray(t) && t.includes('string'));
+}
+
+/** True when a tool's name, title or description speaks of a database: its `query` is one. */
+export const speaksOfDatabase = (text: string): boolean =>
+  /\b(sql|database|db|table|tables|datenbank|base de donnees|base de datos)\b/u.test(fold(text));
+
+/** A dangerous slot of a tool: where it is, what it takes, and whether a call may leave it out. */
+export interface DangerousSlot {
+  readonly path: readonly string[];
+  readonly role: SlotRole;
+  readonly optional: boolean;
+}
+
+/** What a tool declares that says what its slots take. */
+export interface SlotOwner {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly inputSchema?: unknown;
+  readonly annotations?: unknown;
+}
+
+/**
+ * Every dangerous slot of a tool at any depth (only a parameter that can hold text can hold a
+ * command or a URL). An optional one the scanner never fills (the call gate strips it,
+ * `tool-risk.ts`), so it cannot do the harm it could; a required one is a sign of harm.
+ */
+export function dangerousSlots(tool: SlotOwner): DangerousSlot[] {
+  const ann = isRecord(tool.annotations) ? tool.annotations : undefined;
+  const title = typeof ann?.['title'] === 'string' ? ann['title'] : (tool.title ?? '');
+  const description = typeof tool.description === 'string' ? tool.description : '';
+  const database = speaksOfDatabase(`${tool.name} ${title} ${description}`);
+  const out: DangerousSlot[] = [];
+  for (const p of paramsOf(tool.inputSchema)) {
+    if (!takesText(p.schema)) continue;
+    const role = slotRole(p.path[p.path.length - 1] as string, p.schema, database);
+    if (role !== undefined) out.push({ path: p.path, role, optional: p.optional });
+  }
   return out;
 }

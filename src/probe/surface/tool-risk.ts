@@ -9,14 +9,18 @@
  * 2. **Dangerous slots**: no value the server minted ever goes into a parameter that takes a
  *    command, code, a query, a URL or a file path without `--allow-minted-in-risky` (the server
  *    would then choose what runs).
- * 3. **Only what the scan created**: a tool that does more than read gets, besides canaries, only
+ * 3. **Optional dangerous slots stay unset**: an argument in a dangerous slot the schema does not
+ *    require is stripped before the request is sent ({@link withoutOptionalSlots}), whoever built
+ *    the arguments (discovery, a choice, a recipe, a probe's mutation); the call plan counts such a
+ *    slot as no harm for that reason.
+ * 4. **Only what the scan created**: a tool that does more than read gets, besides canaries, only
  *    values that a call of this scan created (see {@link MintedValues}); never a value the server
  *    handed out that the scan did not make (a listed channel), nor a value its own schema offers
  *    where a parameter names a target (`enum`, `default`, `examples` of a `channel`: for a tool
  *    that acts, those are real targets).
  */
 import { classifyTool, type Classified } from '../plan/classify.js';
-import { isRiskyParameter, paramsOf } from './slots.js';
+import { dangerousSlots, isRiskyParameter, paramsOf } from './slots.js';
 import { wordsOf } from './words.js';
 import { SAFE_CLASSES, type CallClass, type CallGrant, type ToolInfo } from '../types.js';
 
@@ -365,4 +369,39 @@ export function callRefusal(
   }
   gate.minted?.sent(args);
   return undefined;
+}
+
+/** Arguments with every optional dangerous slot left out, and the paths of what was left out. */
+export interface Stripped {
+  readonly args: unknown;
+  readonly stripped: readonly string[];
+}
+
+/**
+ * The call gate's rule for optional dangerous slots: an argument in a parameter that takes a
+ * command, code, a database query, a URL or a file path and that the schema does not require (at
+ * whatever depth) is removed, in every element of an array on its path. The scanner never fills
+ * such a slot, so a tool that would save a file or fetch a URL only when asked never is. `args` is
+ * not changed; a copy is returned when anything was removed.
+ */
+export function withoutOptionalSlots(tool: ToolInfo | undefined, args: unknown): Stripped {
+  if (tool === undefined || !isRecord(args)) return { args, stripped: [] };
+  const optional = dangerousSlots(tool).filter((s) => s.optional);
+  if (optional.length === 0) return { args, stripped: [] };
+  const stripped = new Set<string>();
+  const strip = (v: unknown, path: readonly string[], at: readonly string[]): unknown => {
+    if (Array.isArray(v)) return v.map((item) => strip(item, path, at));
+    if (!isRecord(v) || path.length === 0) return v;
+    const [head, ...rest] = path as [string, ...string[]];
+    if (!(head in v)) return v;
+    const copy = { ...v };
+    if (rest.length === 0) {
+      delete copy[head];
+      stripped.add([...at, head].join('.'));
+    } else copy[head] = strip(v[head], rest, [...at, head]);
+    return copy;
+  };
+  let out: unknown = args;
+  for (const slot of optional) out = strip(out, slot.path, []);
+  return stripped.size === 0 ? { args, stripped: [] } : { args: out, stripped: [...stripped] };
 }
