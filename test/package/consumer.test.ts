@@ -172,7 +172,7 @@ beforeAll(async () => {
 }, 240_000);
 
 describe('the packed package in a consumer project', () => {
-  it('ships the library, the scanner and the bin fixture, not bench, demo, examples, foreign twins, first attempts, complexity servers or the SDK v1 task server', async () => {
+  it('ships the library, the scanner and the bin fixture, not bench, demo, examples, foreign twins, first attempts, complexity servers or the task servers', async () => {
     const listed = await run('tar', ['-tzf', tarball], work);
     const files = listed.stdout.split('\n').filter(Boolean);
     expect(files).toContain('package/dist/index.js');
@@ -187,6 +187,7 @@ describe('the packed package in a consumer project', () => {
       'dist/fixture/foreign/',
       'dist/fixture/first-attempts/',
       'dist/fixture/complexity/',
+      'dist/fixture/tasks/',
       'dist/fixture/tasks-v1/',
       'dist/fixture/main.js',
     ])
@@ -207,6 +208,24 @@ describe('the packed package in a consumer project', () => {
       const text = readFileSync(join(unpacked, file.replace(/^package\//, '')), 'utf8');
       for (const m of text.matchAll(/from '(\.{1,2}\/[^']+)\.js'/g)) {
         const target = posix.join(posix.dirname(file), `${m[1] ?? ''}.d.ts`);
+        if (!shipped.has(target)) missing.push(`${file} → ${target}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('ships every module its shipped modules import', async () => {
+    // A module left out by `files` while a shipped one imports it fails only when that path runs:
+    // every relative import, static or dynamic, of every shipped .js must be in the tarball.
+    const listed = (await run('tar', ['-tzf', tarball], work)).stdout.split('\n');
+    const shipped = new Set(listed.filter((f) => f.endsWith('.js')));
+    expect(shipped.size).toBeGreaterThan(50);
+    const unpacked = join(work, 'esm', 'node_modules', 'stateguard');
+    const missing: string[] = [];
+    for (const file of shipped) {
+      const text = readFileSync(join(unpacked, file.replace(/^package\//, '')), 'utf8');
+      for (const m of text.matchAll(/(?:from|import\()\s*'(\.{1,2}\/[^']+\.js)'/g)) {
+        const target = posix.join(posix.dirname(file), m[1] ?? '');
         if (!shipped.has(target)) missing.push(`${file} → ${target}`);
       }
     }
