@@ -3,6 +3,7 @@
  * file. Report formats and exit codes are `scan`'s: 1 on a finding, 4 when no judgement decided
  * anything (unless `--allow-undecided`), 2 on bad usage or an unreadable capture.
  */
+import { argsOrExit, stderrLine } from './subcommand.js';
 import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ProbeUsageError } from '../errors.js';
@@ -17,7 +18,6 @@ import {
 } from '../report/index.js';
 import { sourceRootOf } from '../report/sarif-location.js';
 import { summaryLine } from '../report/text.js';
-import { visibleLine } from '../report/visible.js';
 import { parseCapture } from '../watch/capture.js';
 import { judge } from '../watch/judge.js';
 import { captureReport } from '../watch/report.js';
@@ -103,22 +103,10 @@ function parseCheckArgs(argv: readonly string[]): CheckArgs | 'help' {
 
 /** Runs `stateguard check`; resolves with the exit code. */
 export async function runCheckCommand(argv: readonly string[]): Promise<number> {
-  const err = (line: string): void => {
-    process.stderr.write(`${visibleLine(line)}\n`);
-  };
-  let args: CheckArgs | 'help';
-  try {
-    args = parseCheckArgs(argv);
-  } catch (error) {
-    if (!(error instanceof ProbeUsageError)) throw error;
-    err(`stateguard check: ${error.message}`);
-    err(`Try 'stateguard check --help'.`);
-    return 2;
-  }
-  if (args === 'help') {
-    process.stdout.write(CHECK_HELP);
-    return 0;
-  }
+  const err = stderrLine;
+  const read = argsOrExit('check', CHECK_HELP, () => parseCheckArgs(argv));
+  if ('exit' in read) return read.exit;
+  const { args } = read;
   const started = Date.now();
   let text: string;
   try {

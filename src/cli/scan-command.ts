@@ -4,8 +4,8 @@
  * A report is written whatever happened to the target (unreachable, missing command, hanging):
  * only bad usage ends without one (exit 2).
  */
+import { argsOrExit, stderrLine } from './subcommand.js';
 import { baselineText } from './write-baseline.js';
-import { ProbeUsageError } from '../errors.js';
 import { applyBaseline, STALE_REASON } from '../probe/baseline.js';
 import { planTarget, runScan } from '../probe/scan.js';
 import { planHeadline, renderPlan } from '../report/plan.js';
@@ -13,7 +13,6 @@ import type { ScanProgress } from '../probe/scan.js';
 import { certXGenErrored } from '../report/cert-x-gen.js';
 import { REPORTERS } from '../report/index.js';
 import { summaryLine } from '../report/text.js';
-import { visibleLine } from '../report/visible.js';
 import { parseScanArgs, SCAN_HELP } from './scan-args.js';
 import { engineRequested } from './engine-env.js';
 import { runConfigScan } from './config-command.js';
@@ -47,27 +46,20 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
   // Progress, warnings and usage errors quote what the target, a config file or the user wrote:
   // escaped, never obeyed, and one line each (report/visible.ts): a value's newline cannot start a
   // line of its own (a CI runner's workflow command, a forged progress line).
-  const err = (line: string): void => {
-    process.stderr.write(`${visibleLine(line)}\n`);
-  };
-  let args: ReturnType<typeof parseScanArgs>;
-  try {
-    args = parseScanArgs(argv, process.env);
-  } catch (error) {
-    if (!(error instanceof ProbeUsageError)) throw error;
-    err(`stateguard scan: ${error.message}`);
-    // The engine discards the output of a template that exits non-zero: say it in the document.
-    if (engineRequested(argv, process.env)) {
-      process.stdout.write(certXGenErrored(`stateguard: ${error.message}`));
+  const err = stderrLine;
+  const read = argsOrExit(
+    'scan',
+    SCAN_HELP,
+    () => parseScanArgs(argv, process.env),
+    (message) => {
+      // The engine discards the output of a template that exits non-zero: say it in the document.
+      if (!engineRequested(argv, process.env)) return undefined;
+      process.stdout.write(certXGenErrored(`stateguard: ${message}`));
       return 0;
-    }
-    err(`Try 'stateguard scan --help'.`);
-    return 2;
-  }
-  if (args === 'help') {
-    process.stdout.write(SCAN_HELP);
-    return 0;
-  }
+    },
+  );
+  if ('exit' in read) return read.exit;
+  const { args } = read;
   for (const warning of args.warnings) err(`stateguard scan: warning: ${warning}`);
   // The target runs in a process group of its own and does not see the terminal's Ctrl-C: turn the
   // signal into an exit, whose hook stops the target's processes (probe/target/stdio.ts).

@@ -3,6 +3,7 @@
  * traffic to a capture and judges it when the run ends; `watch wrap` / `watch unwrap` put it in
  * front of the stdio servers of a client configuration and take it out again.
  */
+import { argsOrExit, stderrLine } from './subcommand.js';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ProbeUsageError } from '../errors.js';
@@ -15,7 +16,6 @@ import {
   type EvidenceMode,
 } from '../report/index.js';
 import { summaryLine } from '../report/text.js';
-import { visibleLine } from '../report/visible.js';
 import { renderWatchReport, runWatch, type WatchRun } from '../watch/command.js';
 import { parseDuration } from './duration.js';
 import { checkWritable } from './files.js';
@@ -144,27 +144,15 @@ export function parseWatchArgs(argv: readonly string[]): WatchRun | 'help' {
 
 /** Runs `stateguard watch`; resolves with the exit code. */
 export async function runWatchCommand(argv: readonly string[]): Promise<number> {
-  const err = (line: string): void => {
-    process.stderr.write(`${visibleLine(line)}\n`);
-  };
+  const err = stderrLine;
   const [first, ...rest] = argv;
   if (first === 'wrap' || first === 'unwrap') {
     const { runWrapCommand } = await import('./wrap-command.js');
     return runWrapCommand(first, rest, err);
   }
-  let run: WatchRun | 'help';
-  try {
-    run = parseWatchArgs(argv);
-  } catch (error) {
-    if (!(error instanceof ProbeUsageError)) throw error;
-    err(`stateguard watch: ${error.message}`);
-    err(`Try 'stateguard watch --help'.`);
-    return 2;
-  }
-  if (run === 'help') {
-    process.stdout.write(WATCH_HELP);
-    return 0;
-  }
+  const read = argsOrExit('watch', WATCH_HELP, () => parseWatchArgs(argv));
+  if ('exit' in read) return read.exit;
+  const run = read.args;
   if (run.target.kind === 'http' && !/^(127\.|::1$|localhost$)/.test(run.target.host))
     err(
       `stateguard watch: warning: --listen ${run.target.host} is reachable from other machines; the proxy forwards their requests, credentials included`,
