@@ -7,9 +7,8 @@
  * `process.execPath --import tsx optional-slot.ts` (writes `[test-server] ready` on stderr).
  */
 import { appendFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import type { Incoming } from './mcp-core.js';
+import { answersTo, createNotes, discovered, NOTE_TOOLS, serveStdio } from './notes-core.js';
 
 const TOOLS = [
   {
@@ -26,20 +25,7 @@ const TOOLS = [
       },
     },
   },
-  {
-    name: 'create_note',
-    description: 'Creates a note for the caller and returns its id.',
-    inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
-  },
-  {
-    name: 'get_note',
-    description: "Returns one of the caller's notes.",
-    inputSchema: {
-      type: 'object',
-      properties: { noteId: { type: 'string' } },
-      required: ['noteId'],
-    },
-  },
+  ...NOTE_TOOLS,
 ];
 
 const log = (variable: string, line: string): void => {
@@ -47,81 +33,32 @@ const log = (variable: string, line: string): void => {
   if (file !== undefined && file !== '') appendFileSync(file, `${JSON.stringify(line)}\n`);
 };
 
-const notes = new Map<string, { owner: string; text: string }>();
+const notes = createNotes();
 
 function reply(message: Incoming, caller: string): Record<string, unknown> | undefined {
   if (message.id === undefined || message.method === undefined) return undefined;
-  const ok = (result: Record<string, unknown>) => ({
-    jsonrpc: '2.0',
-    id: message.id,
-    result: { resultType: 'complete', ...result },
-  });
-  const fail = (code: number, text: string) => ({
-    jsonrpc: '2.0',
-    id: message.id,
-    error: { code, message: text },
-  });
-  const text = (t: string, isError = false) =>
-    ok({ content: [{ type: 'text', text: t }], ...(isError ? { isError: true } : {}) });
-  const args = (message.params?.arguments ?? {}) as Record<string, unknown>;
+  const { ok, fail, text, args } = answersTo(message);
   switch (message.method) {
     case 'server/discover':
-      return ok({
-        supportedVersions: ['2026-07-28'],
-        capabilities: { tools: {} },
-        _meta: {
-          'io.modelcontextprotocol/serverInfo': { name: 'optional-slot', version: '1.0.0' },
-        },
-      });
+      return discovered(message, 'optional-slot');
     case 'tools/list':
       return ok({ tools: TOOLS });
     case 'tools/call': {
       const name = String(message.params?.name ?? '');
       log('OPTIONAL_SLOT_CALLS', name);
-      switch (name) {
-        case 'get_page_snapshot':
-          if (args.filename !== undefined) {
-            // The harm a scanner must never cause: a file written on the host.
-            log('OPTIONAL_SLOT_SAVED', String(args.filename));
-            return text(`Saved the snapshot to ${String(args.filename)}.`);
-          }
-          return text('- heading "Welcome"\n- link "Docs"');
-        case 'create_note': {
-          const id = `note-${randomBytes(12).toString('hex')}`;
-          notes.set(id, { owner: caller, text: String(args.text ?? '') });
-          return ok({
-            content: [{ type: 'text', text: JSON.stringify({ noteId: id }) }],
-            structuredContent: { noteId: id },
-          });
+      if (name === 'get_page_snapshot') {
+        if (args.filename !== undefined) {
+          // The harm a scanner must never cause: a file written on the host.
+          log('OPTIONAL_SLOT_SAVED', String(args.filename));
+          return text(`Saved the snapshot to ${String(args.filename)}.`);
         }
-        case 'get_note': {
-          const note = notes.get(String(args.noteId ?? ''));
-          if (note === undefined || note.owner !== caller) return text('Note not found.', true);
-          return text(JSON.stringify({ text: note.text }));
-        }
-        default:
-          return fail(-32602, 'Unknown tool');
+        return text('- heading "Welcome"\n- link "Docs"');
       }
+      return notes(message, caller) ?? fail(-32602, 'Unknown tool');
     }
     default:
       return fail(-32601, 'Method not found');
   }
 }
 
-const principal = (message: Incoming): string => {
-  const meta = message.params?._meta as Record<string, unknown> | undefined;
-  const p = meta?.['io.modelcontextprotocol/principal'];
-  return typeof p === 'string' ? p : 'anonymous';
-};
-
-createInterface({ input: process.stdin }).on('line', (line) => {
-  let message: Incoming;
-  try {
-    message = JSON.parse(line) as Incoming;
-  } catch {
-    return;
-  }
-  const answer = reply(message, principal(message));
-  if (answer) process.stdout.write(`${JSON.stringify(answer)}\n`);
-});
-process.stderr.write('[test-server] ready\n');
+serveStdio(reply);
