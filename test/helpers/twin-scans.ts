@@ -7,17 +7,28 @@ import { expect, it } from 'vitest';
 import { limit } from './limit.js';
 import { startForeign } from '../../src/fixture/foreign/targets.js';
 import type { ForeignTwin } from '../../src/fixture/foreign/twin.js';
-import { PROBES } from '../../src/probe/registry.js';
+import type { Probe } from '../../src/probe/define.js';
+import { findProbe, PROBES } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
-import type { RunReport, TransportKind, Verdict } from '../../src/probe/types.js';
+import type {
+  Evidence,
+  ProbeResult,
+  RunReport,
+  TransportKind,
+  Verdict,
+} from '../../src/probe/types.js';
 
-/** One scan of `twin` in `variant` over `transport`, with every probe; the twin is stopped after. */
+/**
+ * One scan of `twin` in `variant` over `transport`, with every probe unless `probes` names some; the
+ * twin is stopped after.
+ */
 export async function scanTwin(
   twin: ForeignTwin,
   variant: string,
   transport: TransportKind,
-  word: { readonly includeDestructive?: boolean } = {},
+  options: { readonly includeDestructive?: boolean; readonly probes?: readonly Probe[] } = {},
 ): Promise<RunReport> {
+  const { probes = PROBES, ...word } = options;
   const started = await startForeign(twin, variant, transport);
   try {
     // A proof is about verdicts, not speed: several scans share two busy cores here, and the
@@ -25,7 +36,7 @@ export async function scanTwin(
     // would let the load decide: a slow answer is no decision, and the probe ends errored.
     return await runScan({
       target: started.target,
-      probes: PROBES,
+      probes,
       timeoutMs: 30_000,
       deadlineMs: 120_000,
       ...(twin.allowTools === undefined ? {} : { allowTools: twin.allowTools }),
@@ -87,4 +98,30 @@ export function itHasVerdict(report: () => RunReport, id: string, verdict: Verdi
       expect(Object.values(r?.controls ?? {}).every((c) => c.held)).toBe(true);
     }
   });
+}
+
+/** The registered probes with these ids (a test about a few probes scans with those alone). */
+export function probesNamed(ids: readonly string[]): Probe[] {
+  return ids.map((id) => {
+    const p = findProbe(id);
+    if (p === undefined) throw new Error(`${id} is not registered`);
+    return p;
+  });
+}
+
+/** A JSON-RPC request as a probe's evidence recorded it. */
+export interface SentRequest {
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+}
+
+/** Every JSON-RPC request a probe sent, as sent (HTTP or stdio evidence). */
+export function requestsSent(result: ProbeResult | undefined): SentRequest[] {
+  const body = (e: Evidence): unknown =>
+    e.kind === 'http' ? e.request.body : e.kind === 'jsonrpc' ? e.sent : undefined;
+  return (result?.evidence ?? [])
+    .map(body)
+    .filter(
+      (m): m is SentRequest => typeof (m as { method?: unknown } | undefined)?.method === 'string',
+    );
 }

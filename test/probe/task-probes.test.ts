@@ -11,52 +11,21 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TASK_EXPECTED, taskFixture } from '../../src/fixture/tasks/index.js';
-import { startForeign } from '../../src/fixture/foreign/targets.js';
-import { findProbe } from '../../src/probe/registry.js';
-import { runScan } from '../../src/probe/scan.js';
-import type { Evidence, ProbeResult, RunReport, TransportKind } from '../../src/probe/types.js';
-import { itHasVerdict } from '../helpers/twin-scans.js';
+import type { RunReport, TransportKind } from '../../src/probe/types.js';
+import { itHasVerdict, probesNamed, requestsSent, scanTwin } from '../helpers/twin-scans.js';
 
 const IDS = [
   'handle/task-cross-principal',
   'handle/task-guessable',
   'handle/cross-principal',
 ] as const;
-const PROBES = IDS.map((id) => {
-  const p = findProbe(id);
-  if (p === undefined) throw new Error(`${id} is not registered`);
-  return p;
-});
+const PROBES = probesNamed(IDS);
 
-async function scan(variant: string, transport: TransportKind): Promise<RunReport> {
-  const started = await startForeign(taskFixture, variant, transport);
-  try {
-    return await runScan({
-      target: started.target,
-      probes: PROBES,
-      timeoutMs: 30_000,
-      deadlineMs: 120_000,
-      includeDestructive: transport === 'http',
-      ...started.options,
-    });
-  } finally {
-    await started.close();
-  }
-}
-
-/** Every JSON-RPC request a probe sent, as sent. */
-function sent(
-  result: ProbeResult | undefined,
-): { method: string; params: Record<string, never> }[] {
-  const body = (e: Evidence): unknown =>
-    e.kind === 'http' ? e.request.body : e.kind === 'jsonrpc' ? e.sent : undefined;
-  return (result?.evidence ?? [])
-    .map(body)
-    .filter(
-      (m): m is { method: string; params: Record<string, never> } =>
-        typeof (m as { method?: unknown } | undefined)?.method === 'string',
-    );
-}
+const scan = (variant: string, transport: TransportKind): Promise<RunReport> =>
+  scanTwin(taskFixture, variant, transport, {
+    probes: PROBES,
+    includeDestructive: transport === 'http',
+  });
 
 const reports = new Map<string, Promise<RunReport>>();
 const reportOf = (variant: string, transport: TransportKind): Promise<RunReport> => {
@@ -85,7 +54,7 @@ for (const transport of ['http', 'stdio'] as const) {
       if (variant === 'unbound') {
         it(`tries tasks/cancel only ${transport === 'http' ? 'with' : 'without'} --include-destructive, on a task this scan created`, () => {
           const r = report.probes.find((p) => p.id === 'handle/task-cross-principal');
-          const messages = sent(r);
+          const messages = requestsSent(r);
           expect(messages.length).toBeGreaterThan(5);
           const cancels = messages.filter((m) => m.method === 'tasks/cancel');
           if (transport === 'stdio') {
@@ -135,7 +104,7 @@ for (const transport of ['http', 'stdio'] as const) {
       if (variant === 'spanish-eighth')
         it('tries every callable tool in the server order and finds the eighth, named in Spanish', () => {
           const r = report.probes.find((p) => p.id === 'handle/task-cross-principal');
-          const called = sent(r)
+          const called = requestsSent(r)
             .filter((m) => m.method === 'tools/call')
             .map((m) => (m.params as { name?: string }).name);
           expect(called.slice(0, 8)).toEqual([
@@ -153,7 +122,7 @@ for (const transport of ['http', 'stdio'] as const) {
       if (variant === 'slow' || variant === 'slow-finished-leak')
         it("polls A's running task to its end before B presents A's id", () => {
           const r = report.probes.find((p) => p.id === 'handle/task-cross-principal');
-          const messages = sent(r);
+          const messages = requestsSent(r);
           const polls = messages.filter((m) => m.method === 'tasks/get');
           // The creation answered `working`; A polled until it completed, then B was tried.
           expect(JSON.stringify(r?.evidence)).toMatch(/A's task polled \d+ time\(s\): completed/);

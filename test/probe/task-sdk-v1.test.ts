@@ -11,46 +11,18 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { V1_EXPECTED, tasksV1Fixture } from '../../src/fixture/tasks-v1/index.js';
 import { V1_TASK_TOOL } from '../../src/fixture/tasks-v1/server.js';
-import { startForeign } from '../../src/fixture/foreign/targets.js';
-import { findProbe } from '../../src/probe/registry.js';
-import { runScan } from '../../src/probe/scan.js';
-import type { Evidence, ProbeResult, RunReport, TransportKind } from '../../src/probe/types.js';
-import { itHasVerdict } from '../helpers/twin-scans.js';
+import type { RunReport, TransportKind } from '../../src/probe/types.js';
+import { itHasVerdict, probesNamed, requestsSent, scanTwin } from '../helpers/twin-scans.js';
 
 const IDS = ['handle/task-cross-principal', 'handle/task-guessable'] as const;
-const PROBES = IDS.map((id) => {
-  const p = findProbe(id);
-  if (p === undefined) throw new Error(`${id} is not registered`);
-  return p;
-});
+const PROBES = probesNamed(IDS);
 
-async function scan(variant: string, transport: TransportKind): Promise<RunReport> {
-  const started = await startForeign(tasksV1Fixture, variant, transport);
-  try {
-    return await runScan({
-      target: started.target,
-      probes: PROBES,
-      timeoutMs: 30_000,
-      deadlineMs: 120_000,
-      // tasks/cancel is tried over HTTP only (--include-destructive), on a task the scan created.
-      includeDestructive: transport === 'http',
-      ...started.options,
-    });
-  } finally {
-    await started.close();
-  }
-}
-
-type Sent = { method: string; params: Record<string, unknown> };
-
-/** Every JSON-RPC request a probe sent, as sent. */
-function sent(result: ProbeResult | undefined): Sent[] {
-  const body = (e: Evidence): unknown =>
-    e.kind === 'http' ? e.request.body : e.kind === 'jsonrpc' ? e.sent : undefined;
-  return (result?.evidence ?? [])
-    .map(body)
-    .filter((m): m is Sent => typeof (m as { method?: unknown } | undefined)?.method === 'string');
-}
+const scan = (variant: string, transport: TransportKind): Promise<RunReport> =>
+  scanTwin(tasksV1Fixture, variant, transport, {
+    probes: PROBES,
+    // tasks/cancel is tried over HTTP only (--include-destructive), on a task the scan created.
+    includeDestructive: transport === 'http',
+  });
 
 const result = (r: RunReport, id: string) => r.probes.find((p) => p.id === id);
 
@@ -70,7 +42,7 @@ for (const transport of ['http', 'stdio'] as const) {
       for (const [id, verdict] of Object.entries(expected)) itHasVerdict(() => report, id, verdict);
 
       it('creates tasks with params.task only on the tool that declares taskSupport', () => {
-        const calls = sent(result(report, 'handle/task-cross-principal')).filter(
+        const calls = requestsSent(result(report, 'handle/task-cross-principal')).filter(
           (m) => m.method === 'tools/call',
         );
         const augmented = calls.filter((m) => m.params['task'] !== undefined);
@@ -83,7 +55,7 @@ for (const transport of ['http', 'stdio'] as const) {
       it("polls A's working task with tasks/get to its end before B presents A's id", () => {
         const r = result(report, 'handle/task-cross-principal');
         expect(JSON.stringify(r?.evidence)).toMatch(/A's task polled \d+ time\(s\): completed/);
-        const methods = sent(r).map((m) => m.method);
+        const methods = requestsSent(r).map((m) => m.method);
         const firstResult = methods.indexOf('tasks/result');
         expect(firstResult).toBeGreaterThan(0);
         expect(

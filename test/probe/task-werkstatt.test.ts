@@ -11,44 +11,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { werkstatt, WERKSTATT_EXPECTED } from '../../src/fixture/foreign/werkstatt/index.js';
 import { BERICHT_TOOL } from '../../src/fixture/foreign/werkstatt/server.js';
-import { startForeign } from '../../src/fixture/foreign/targets.js';
-import { findProbe } from '../../src/probe/registry.js';
-import { runScan } from '../../src/probe/scan.js';
-import type { Evidence, ProbeResult, RunReport, TransportKind } from '../../src/probe/types.js';
-import { itHasVerdict } from '../helpers/twin-scans.js';
+import type { RunReport, TransportKind } from '../../src/probe/types.js';
+import { itHasVerdict, probesNamed, requestsSent, scanTwin } from '../helpers/twin-scans.js';
 
 const IDS = ['handle/task-cross-principal', 'handle/task-guessable'] as const;
-const PROBES = IDS.map((id) => {
-  const p = findProbe(id);
-  if (p === undefined) throw new Error(`${id} is not registered`);
-  return p;
-});
+const PROBES = probesNamed(IDS);
 
-async function scan(variant: string, transport: TransportKind): Promise<RunReport> {
-  const started = await startForeign(werkstatt, variant, transport);
-  try {
-    return await runScan({
-      target: started.target,
-      probes: PROBES,
-      timeoutMs: 30_000,
-      deadlineMs: 120_000,
-      ...started.options,
-    });
-  } finally {
-    await started.close();
-  }
-}
-
-type Sent = { method: string; params: Record<string, unknown> };
-
-/** Every JSON-RPC request a probe sent, as sent. */
-function sent(result: ProbeResult | undefined): Sent[] {
-  const body = (e: Evidence): unknown =>
-    e.kind === 'http' ? e.request.body : e.kind === 'jsonrpc' ? e.sent : undefined;
-  return (result?.evidence ?? [])
-    .map(body)
-    .filter((m): m is Sent => typeof (m as { method?: unknown } | undefined)?.method === 'string');
-}
+const scan = (variant: string, transport: TransportKind): Promise<RunReport> =>
+  scanTwin(werkstatt, variant, transport, { probes: PROBES });
 
 const result = (r: RunReport, id: string) => r.probes.find((p) => p.id === id);
 
@@ -65,7 +35,7 @@ for (const transport of ['http', 'stdio'] as const) {
 
       it('finds the ninth tool, named in German, by calling the tools in the server order', () => {
         const r = result(report, 'handle/task-cross-principal');
-        const called = sent(r)
+        const called = requestsSent(r)
           .filter((m) => m.method === 'tools/call')
           .map((m) => m.params['name']);
         expect(called.indexOf(BERICHT_TOOL)).toBe(8);
@@ -91,7 +61,7 @@ for (const transport of ['http', 'stdio'] as const) {
               /\(declaring extensions\.io\.modelcontextprotocol\/tasks\)$/.test(e.label),
           );
           expect(retried).toHaveLength(1);
-          const calls = sent(r).filter(
+          const calls = requestsSent(r).filter(
             (m) => m.method === 'tools/call' && m.params['name'] === BERICHT_TOOL,
           );
           expect(calls.length).toBeGreaterThanOrEqual(2);
