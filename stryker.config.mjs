@@ -26,6 +26,13 @@ export default {
   incremental: true,
   incrementalFile: `reports/mutation/${name}/incremental.json`,
   tempDirName: '.stryker-tmp',
-  ignorePatterns: ['dist', 'coverage', 'reports', '.stryker-tmp', '.stateguard-tmp'],
+  ignorePatterns: [
+    'dist',
+    'dist-harness',
+    'coverage',
+    'reports',
+    '.stryker-tmp',
+    '.stateguard-tmp',
+  ],
   cleanTempDir: 'always',
 };

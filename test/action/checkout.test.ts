@@ -3,7 +3,7 @@
  * action.yml, executed by bash as a runner would (`STATEGUARD_ACTION_PATH` is the checkout, the
  * entry is the build in `dist/`: run `npm run build` first), in a workspace with `GITHUB_*`,
  * `RUNNER_TEMP` and `INPUT_*` set. With `start`, the step starts an HTTP server (the front-door
- * example, from the build), waits for its port, scans it, and stops it.
+ * example, from source through tsx), waits for its port, scans it, and stops it.
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,11 +12,13 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { TSX_LOADER } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/spawn-stdio.js';
 
 const ACTION = readFileSync(join(REPO_ROOT, 'action.yml'), 'utf8');
 const ENTRY = join(REPO_ROOT, 'dist/action/main.js');
-const EXAMPLE = join(REPO_ROOT, 'dist/examples/front-door.js');
+/** The front-door example, from source (the harness is not in `dist/`). */
+const EXAMPLE = join(REPO_ROOT, 'harness/examples/front-door.ts');
 
 /** The `run:` line of the step with `id: scan`. */
 function scanStepRun(): string {
@@ -139,7 +141,7 @@ describe('the Action from its checkout', () => {
     const run = await runStep(
       {
         target: `http://127.0.0.1:${port}/mcp`,
-        start: `node "${EXAMPLE}"`,
+        start: `node --import "${TSX_LOADER}" "${EXAMPLE}"`,
         'wait-timeout': '30s',
         'identity-a': tokens[0] ?? '',
         'identity-b': tokens[1] ?? '',

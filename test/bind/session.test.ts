@@ -16,8 +16,8 @@ import {
   SESSION_REJECTIONS,
   type SessionRejection,
 } from '../../src/index.js';
-import { sessionNotes } from '../../src/fixture/foreign/session-notes/index.js';
-import type { RunningTwin } from '../../src/fixture/foreign/twin.js';
+import { sessionNotes } from '../../harness/twins/foreign/session-notes/index.js';
+import type { RunningTwin } from '../../harness/twins/foreign/twin.js';
 import { EMPTY_PRINCIPALS } from './empty-principals.js';
 
 const ALICE = 'alice-principal';

@@ -9,7 +9,7 @@ import { quote } from 'shell-quote';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exitCodeOf } from '../../src/cli/scan-command.js';
 import { ProbeUsageError } from '../../src/errors.js';
-import { fixtureStdioCommand } from '../../src/fixture/stdio.js';
+import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
 import type { Mode } from '../../src/fixture/flaws.js';
 import { applyBaseline, parseBaseline, targetKey } from '../../src/probe/baseline.js';
 import { PROBES } from '../../src/probe/registry.js';

@@ -13,7 +13,7 @@ import { quote } from 'shell-quote';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedFor, type Mode } from '../../src/fixture/flaws.js';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
-import { fixtureStdioCommand } from '../../src/fixture/stdio.js';
+import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
 import { CLI_MAIN, runCli, runCommand, type CliRun } from '../helpers/cli.js';
 import { parseCertXGen, TEMPLATE_FILE, type CertXGenDocument } from '../helpers/cert-x-gen.js';
 

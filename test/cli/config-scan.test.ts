@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
-import { fixtureStdioCommand } from '../../src/fixture/stdio.js';
+import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
 import type { CombinedReport } from '../../src/probe/types.js';
 import type { Log as SarifLog } from 'sarif';
 import { runCli } from '../helpers/cli.js';

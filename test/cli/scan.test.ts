@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SCAN_OPTIONS } from '../../src/cli/scan-args.js';
-import { foreignStdioCommand, foreignTwin } from '../../src/fixture/foreign/index.js';
+import { foreignStdioCommand, foreignTwin } from '../../harness/twins/foreign/index.js';
 import { expectedFor } from '../../src/fixture/flaws.js';
 import { PROBES } from '../../src/probe/registry.js';
 import type { RunReport } from '../../src/probe/types.js';

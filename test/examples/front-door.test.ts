@@ -1,5 +1,5 @@
 /**
- * The library's front door (issue 35): `src/examples/front-door.ts` is the complete server
+ * The library's front door (issue 35): `harness/examples/front-door.ts` is the complete server
  * docs/library.md opens with. This file keeps the two the same, starts the example as a real HTTP
  * server on 127.0.0.1 (port 0) and scans it with the scanner: it must read clean, with the state and
  * handle probes decided (refuted), not skipped.
@@ -11,12 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { REPO_ROOT, spawnStdio, type StdioChild } from '../helpers/spawn-stdio.js';
 
-const EXAMPLE = join(REPO_ROOT, 'src/examples/front-door.ts');
+const EXAMPLE = join(REPO_ROOT, 'harness/examples/front-door.ts');
 const LIBRARY_MD = join(REPO_ROOT, 'docs/library.md');
 /** The example's relative imports, as a reader of the docs writes them. */
 const SPECIFIERS: Record<string, string> = {
-  "'../index.js'": "'stateguard'",
-  "'../sdk/index.js'": "'stateguard/sdk'",
+  "'../../src/index.js'": "'stateguard'",
+  "'../../src/sdk/index.js'": "'stateguard/sdk'",
 };
 
 /** The example from its first import to its end, with the package's specifiers. */
@@ -40,7 +40,7 @@ function firstLibraryBlock(): { code: string; heading: string } {
 }
 
 describe('docs/library.md opens with the front-door example', () => {
-  it('shows src/examples/front-door.ts, character for character, as its first code block', () => {
+  it('shows harness/examples/front-door.ts, character for character, as its first code block', () => {
     const block = firstLibraryBlock();
     expect(block.heading).toMatch(/complete server/i);
     expect(block.code).toBe(exampleAsDocumented());

@@ -1,11 +1,11 @@
 /**
- * A real, throwaway `redis-server` for tests (the launcher lives in src/bench/redis-server.ts, shared
+ * A real, throwaway `redis-server` for tests (the launcher lives in harness/bench/redis-server.ts, shared
  * with the bench). Where `redis-server` is not installed, `REDIS_SKIP_REASON` says so and the Redis
  * suites are skipped with that reason printed.
  */
-import { redisServerMissing } from '../../src/bench/redis-server.js';
+import { redisServerMissing } from '../../harness/bench/redis-server.js';
 
-export { startRedis, type RedisServer } from '../../src/bench/redis-server.js';
+export { startRedis, type RedisServer } from '../../harness/bench/redis-server.js';
 
 /** Why the Redis suites cannot run here, or `undefined` when `redis-server` is available. */
 export const REDIS_SKIP_REASON: string | undefined = redisServerMissing();

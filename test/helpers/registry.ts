@@ -39,7 +39,7 @@ export function packFixturePackage(dir: string, name: string, version: string): 
     join(root, 'package.json'),
     JSON.stringify({ name, version, type: 'module', bin: { [name]: bin } }),
   );
-  const main = join(REPO_ROOT, 'src/fixture/main.ts');
+  const main = join(REPO_ROOT, 'harness/fixture/main.ts');
   writeFileSync(
     join(root, bin),
     [

@@ -1,12 +1,12 @@
 /**
- * Scanning fixture twins (the foreign contract, `src/fixture/foreign/twin.ts`) for the proof tests:
+ * Scanning fixture twins (the foreign contract, `harness/twins/foreign/twin.ts`) for the proof tests:
  * every variant on every transport, a few scans at a time (they wait on I/O far more than on the
  * CPU), and the one assertion a proof makes of each expected verdict.
  */
 import { expect, it } from 'vitest';
 import { limit } from './limit.js';
-import { startForeign } from '../../src/fixture/foreign/targets.js';
-import type { ForeignTwin } from '../../src/fixture/foreign/twin.js';
+import { startForeign } from '../../harness/twins/foreign/targets.js';
+import type { ForeignTwin } from '../../harness/twins/foreign/twin.js';
 import type { Probe } from '../../src/probe/define.js';
 import { findProbe, PROBES } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StateRejection } from '../../src/errors.js';
-import { createReportHttpListener, demoVerifier } from '../../src/examples/http.js';
+import { createReportHttpListener, demoVerifier } from '../../harness/examples/http.js';
 import type { SingleUseLedger } from '../../src/ledger/types.js';
 import { createRedisLedger } from '../../src/redis.js';
 import { createStateGuard } from '../../src/sdk/index.js';

@@ -5,8 +5,8 @@
  * process, each confirm the flaw by the same recipe.
  */
 import { describe, expect, it } from 'vitest';
-import { booking, drawCode } from '../../src/fixture/foreign/missed/booking.js';
-import { startForeign } from '../../src/fixture/foreign/targets.js';
+import { booking, drawCode } from '../../harness/twins/foreign/missed/booking.js';
+import { startForeign } from '../../harness/twins/foreign/targets.js';
 import { PROBES } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 

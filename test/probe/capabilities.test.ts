@@ -15,8 +15,8 @@ import type { Evidence, ProbeResult, Target, TransportKind } from '../../src/pro
 import { startInputKindsHttp, type Shape, type Variant } from '../servers/input-kinds.js';
 import { startHttpServer } from '../servers/http-server.js';
 import { startHostileProxy } from '../servers/hostile-proxy.js';
-import { TASK_EXPECTED, taskFixture } from '../../src/fixture/tasks/index.js';
-import { startForeign } from '../../src/fixture/foreign/targets.js';
+import { TASK_EXPECTED, taskFixture } from '../../harness/twins/tasks/index.js';
+import { startForeign } from '../../harness/twins/foreign/targets.js';
 import { sessionOptions, stdioTarget } from './engine/helpers.js';
 
 const SERVER = fileURLToPath(new URL('../servers/input-kinds.ts', import.meta.url));

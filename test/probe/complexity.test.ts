@@ -1,5 +1,5 @@
 /**
- * The complexity servers (`src/fixture/complexity`) at one moderate size each: nested arrays in a
+ * The complexity servers (`harness/twins/complexity`) at one moderate size each: nested arrays in a
  * readable state, very many tokens, long echoes, many minted-looking values. Every scan must end
  * with a whole report within its deadline plus the documented grace, alone and under `--config`
  * beside a normal fixture twin, whose verdicts must come out as they do without the neighbour.
@@ -16,9 +16,9 @@ import {
   COMPLEXITY_SHAPES,
   complexityStdioCommand,
   type ComplexityShape,
-} from '../../src/fixture/complexity/index.js';
+} from '../../harness/twins/complexity/index.js';
 import { expectedFor } from '../../src/fixture/flaws.js';
-import { fixtureStdioCommand } from '../../src/fixture/stdio.js';
+import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
 import { PROBES } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import { STDIO_CLOSE_GRACE_MS } from '../../src/probe/target/stdio.js';

@@ -1,12 +1,12 @@
 /**
  * The proof on first attempts: servers written the way SDK examples and tutorials show a first
- * multi-round tool (src/fixture/first-attempts). Every variant, on both transports, scanned once with
+ * multi-round tool (harness/twins/first-attempts). Every variant, on both transports, scanned once with
  * every probe, gives the verdict its `expected` table states: each flaw confirmed by the probes its
  * definition names, each control (a state never read, a request echoed, a state printed, the sealed
  * twin) never confirmed, and the Origin check refuted over HTTP.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FIRST_ATTEMPT_TWINS } from '../../src/fixture/first-attempts/index.js';
+import { FIRST_ATTEMPT_TWINS } from '../../harness/twins/first-attempts/index.js';
 import type { RunReport } from '../../src/probe/types.js';
 import { itHasVerdict, twinScans } from '../helpers/twin-scans.js';
 

@@ -6,7 +6,7 @@
  * server without the niceties, and an echo-only server that must never be confirmed.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FOREIGN_TWINS, LEGACY_TWINS } from '../../src/fixture/foreign/index.js';
+import { FOREIGN_TWINS, LEGACY_TWINS } from '../../harness/twins/foreign/index.js';
 import type { RunReport } from '../../src/probe/types.js';
 import { itHasVerdict, twinScans } from '../helpers/twin-scans.js';
 

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedFor, MODES, WITNESSED_PROBES, type Mode } from '../../src/fixture/flaws.js';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
-import { fixtureStdioCommand } from '../../src/fixture/stdio.js';
+import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
 import { PROBES } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import type { ProbeResult, RunReport, TransportKind } from '../../src/probe/types.js';

@@ -6,10 +6,10 @@
  * sessions (a 2026-07-28 server, a legacy server without session ids, stdio).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { sessionNotes } from '../../src/fixture/foreign/session-notes/index.js';
-import type { RunningTwin } from '../../src/fixture/foreign/twin.js';
+import { sessionNotes } from '../../harness/twins/foreign/session-notes/index.js';
+import type { RunningTwin } from '../../harness/twins/foreign/twin.js';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
-import { fixtureStdioCommand } from '../../src/fixture/stdio.js';
+import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
 import { findProbe } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import type { Evidence, ProbeResult, Target } from '../../src/probe/types.js';

@@ -6,8 +6,8 @@
  * the probe again and confirms the unbound sessions.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSessionNotes } from '../../src/fixture/foreign/session-notes/index.js';
-import type { RunningTwin } from '../../src/fixture/foreign/twin.js';
+import { startSessionNotes } from '../../harness/twins/foreign/session-notes/index.js';
+import type { RunningTwin } from '../../harness/twins/foreign/twin.js';
 import { findProbe } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import { leftAloneWhy, uncalledTools } from '../../src/probe/surface/tool-risk.js';

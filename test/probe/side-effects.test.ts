@@ -23,10 +23,10 @@ import {
   SAFE_TOOLS,
   SIDE_EFFECTING,
   sideEffectsTwin,
-} from '../../src/fixture/foreign/side-effects.js';
-import type { RunningTwin } from '../../src/fixture/foreign/twin.js';
+} from '../../harness/twins/foreign/side-effects.js';
+import type { RunningTwin } from '../../harness/twins/foreign/twin.js';
 import { CALL_CLASSES, SAFE_CLASSES, type RunReport } from '../../src/probe/types.js';
-import { runCommand, type CliRun } from '../helpers/cli.js';
+import { runCommand, TSX_LOADER, type CliRun } from '../helpers/cli.js';
 import { REPO_ROOT, spawnStdio } from '../helpers/spawn-stdio.js';
 import { envelope, parseBody, post } from '../fixture/driver.js';
 
@@ -34,7 +34,8 @@ const ACTING = Object.keys(SIDE_EFFECTING);
 const ALL_TOOLS = [...SAFE_TOOLS, ...ACTING];
 const ALLOWED = 'run_payroll';
 const DIST_CLI = join(REPO_ROOT, 'dist/cli/main.js');
-const DIST_TWIN = join(REPO_ROOT, 'dist/fixture/foreign/main.js');
+/** The twin from source: the harness is not in `dist/` (the built CLI scans it). */
+const TWIN = join(REPO_ROOT, 'harness/twins/foreign/main.ts');
 const SCAN_LIMIT_MS = 100_000;
 
 const dir = mkdtempSync(join(tmpdir(), 'side-effects-'));
@@ -153,7 +154,9 @@ async function scan(
   if (transport === 'stdio') {
     const command = quote([
       process.execPath,
-      DIST_TWIN,
+      '--import',
+      TSX_LOADER,
+      TWIN,
       '--twin',
       'side-effects',
       '--variant',
@@ -193,7 +196,7 @@ async function scan(
 
 beforeAll(() => {
   // A missing prerequisite is a failure, not a skip.
-  for (const file of [DIST_CLI, DIST_TWIN])
+  for (const file of [DIST_CLI, TWIN])
     if (!existsSync(file)) throw new Error(`${file} is missing: run npm run build first`);
 });
 
@@ -212,7 +215,7 @@ describe('the side-effects twin', () => {
   it('logs every acting call before it checks anything, and the safe tools never (stdio)', async () => {
     const logFile = freshLog();
     const child = await spawnStdio(
-      'src/fixture/foreign/main.ts',
+      'harness/twins/foreign/main.ts',
       ['--twin', 'side-effects', '--variant', 'fixed'],
       { env: { [LOG_ENV]: logFile } },
     );

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import { FIXTURE_SERVER_INFO } from '../../src/fixture/server.js';
-import { fixtureStdioCommand } from '../../src/fixture/stdio.js';
+import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
 import { createWorkspaceDirectory } from '../../src/fixture/workspaces.js';
 import { findProbe } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';

@@ -5,8 +5,8 @@
  * precondition named. The verdicts on every mode and both transports are in the proof table.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { FOREIGN_TWINS } from '../../src/fixture/foreign/index.js';
-import { startForeign, type ForeignTarget } from '../../src/fixture/foreign/targets.js';
+import { FOREIGN_TWINS } from '../../harness/twins/foreign/index.js';
+import { startForeign, type ForeignTarget } from '../../harness/twins/foreign/targets.js';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import { findProbe } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';

@@ -4,8 +4,8 @@
  * and in the text report. Run on the `catalog` twin: 35 tools over two pages, its handle pair last.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalog } from '../../src/fixture/foreign/missed/catalog.js';
-import type { RunningTwin } from '../../src/fixture/foreign/twin.js';
+import { catalog } from '../../harness/twins/foreign/missed/catalog.js';
+import type { RunningTwin } from '../../harness/twins/foreign/twin.js';
 import { skipped } from '../../src/probe/define.js';
 import { runProbe } from '../../src/probe/run.js';
 import type { SurfaceMap } from '../../src/probe/surface/recipes.js';

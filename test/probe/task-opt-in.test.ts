@@ -5,12 +5,12 @@
  * the unbound store's flaw is confirmed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callerFor } from '../../src/fixture/foreign/caller.js';
-import { hostHttp } from '../../src/fixture/foreign/host.js';
-import type { RunningTwin } from '../../src/fixture/foreign/twin.js';
+import { callerFor } from '../../harness/twins/foreign/caller.js';
+import { hostHttp } from '../../harness/twins/foreign/host.js';
+import type { RunningTwin } from '../../harness/twins/foreign/twin.js';
 import { quietLog } from '../../src/fixture/log.js';
-import { taskBook } from '../../src/fixture/tasks/book.js';
-import { taskServerFactory } from '../../src/fixture/tasks/server.js';
+import { taskBook } from '../../harness/twins/tasks/book.js';
+import { taskServerFactory } from '../../harness/twins/tasks/server.js';
 import { PROBES } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import type { RunReport } from '../../src/probe/types.js';

@@ -10,7 +10,7 @@
  * `--include-destructive`, stdio scans without, so `tasks/cancel` is shown gated both ways.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TASK_EXPECTED, taskFixture } from '../../src/fixture/tasks/index.js';
+import { TASK_EXPECTED, taskFixture } from '../../harness/twins/tasks/index.js';
 import type { RunReport, TransportKind } from '../../src/probe/types.js';
 import { itHasVerdict, probesNamed, requestsSent, scanTwin } from '../helpers/twin-scans.js';
 

@@ -1,6 +1,6 @@
 /**
  * The task probes on a 2025-11-25 server built with the official SDK's 1.x package and its
- * experimental tasks (`src/fixture/tasks-v1/`), on both transports: the scanner speaks that era's
+ * experimental tasks (`harness/twins/tasks-v1/`), on both transports: the scanner speaks that era's
  * task wire (the `initialize` handshake, `capabilities.tasks`, `params.task` on a `tools/call` to
  * a tool declaring `execution.taskSupport`, `{ task }` answers, `tasks/get` polled to the end,
  * `tasks/result` and `tasks/list`), so `handle/task-cross-principal` confirms the IDOR of the SDK's
@@ -9,8 +9,8 @@
  * `params.task`, or judges a `working` task reads skipped or errored here.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { V1_EXPECTED, tasksV1Fixture } from '../../src/fixture/tasks-v1/index.js';
-import { V1_TASK_TOOL } from '../../src/fixture/tasks-v1/server.js';
+import { V1_EXPECTED, tasksV1Fixture } from '../../harness/twins/tasks-v1/index.js';
+import { V1_TASK_TOOL } from '../../harness/twins/tasks-v1/server.js';
 import type { RunReport, TransportKind } from '../../src/probe/types.js';
 import { itHasVerdict, probesNamed, requestsSent, scanTwin } from '../helpers/twin-scans.js';
 

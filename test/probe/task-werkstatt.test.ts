@@ -1,6 +1,6 @@
 /**
  * The task probes on a foreign task server written unlike the first-party one
- * (`src/fixture/foreign/werkstatt/`), on both transports: German names, the task tool ninth of ten
+ * (`harness/twins/foreign/werkstatt/`), on both transports: German names, the task tool ninth of ten
  * and declared nowhere, the customer's key in a header of its own, ids numbered per day (`flawed`)
  * or 128 random bits (`fixed`), a job that stays `working` for several polls, refusals in German.
  * `flawed` confirms both task probes (B reads A's finished report; the next number is predicted),
@@ -9,8 +9,8 @@
  * a working job reads errored or refuted here.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { werkstatt, WERKSTATT_EXPECTED } from '../../src/fixture/foreign/werkstatt/index.js';
-import { BERICHT_TOOL } from '../../src/fixture/foreign/werkstatt/server.js';
+import { werkstatt, WERKSTATT_EXPECTED } from '../../harness/twins/foreign/werkstatt/index.js';
+import { BERICHT_TOOL } from '../../harness/twins/foreign/werkstatt/server.js';
 import type { RunReport, TransportKind } from '../../src/probe/types.js';
 import { itHasVerdict, probesNamed, requestsSent, scanTwin } from '../helpers/twin-scans.js';
 

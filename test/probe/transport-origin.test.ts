@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
-import { fixtureStdioCommand } from '../../src/fixture/stdio.js';
+import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
 import { findProbe } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import type { ProbeResult, Target } from '../../src/probe/types.js';

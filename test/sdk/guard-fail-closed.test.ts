@@ -17,7 +17,7 @@ import {
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { StateRejection } from '../../src/errors.js';
-import { createReportHttpListener, demoVerifier } from '../../src/examples/http.js';
+import { createReportHttpListener, demoVerifier } from '../../harness/examples/http.js';
 import { createMemoryLedger } from '../../src/ledger/memory.js';
 import {
   createStateGuard,

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { StateRejection } from '../../src/errors.js';
-import { createReportHttpListener, demoVerifier } from '../../src/examples/http.js';
+import { createReportHttpListener, demoVerifier } from '../../harness/examples/http.js';
 import { createStateGuard, type StateGuardOptions } from '../../src/sdk/index.js';
 import { startHttp, type RunningHttp } from '../helpers/http.js';
 import { attempt, connectHttp } from '../helpers/mcp-client.js';

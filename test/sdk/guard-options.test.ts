@@ -16,7 +16,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StateRejection } from '../../src/errors.js';
-import { createReportHttpListener, demoVerifier } from '../../src/examples/http.js';
+import { createReportHttpListener, demoVerifier } from '../../harness/examples/http.js';
 import { createMemoryLedger } from '../../src/ledger/memory.js';
 import { createStateGuard, type StateGuardOptions } from '../../src/sdk/index.js';
 import { startHttp, type RunningHttp } from '../helpers/http.js';
@@ -25,7 +25,7 @@ import { runToExit, spawnStdio } from '../helpers/spawn-stdio.js';
 import { answer, createReport, questionsOf, REFUSED, stateOf, textOf } from './flow.js';
 
 const KEY = randomBytes(32).toString('base64url');
-const MAIN = 'src/examples/main.ts';
+const MAIN = 'harness/examples/main.ts';
 const running: RunningHttp[] = [];
 const clients: Client[] = [];
 

@@ -18,7 +18,7 @@ import {
   tamper,
 } from './flow.js';
 
-const MAIN = 'src/examples/main.ts';
+const MAIN = 'harness/examples/main.ts';
 const KEY = randomBytes(32).toString('base64url');
 const opened: { close(): Promise<void> }[] = [];
 

@@ -9,7 +9,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { OAuthTokenVerifier } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { StateRejection } from '../../src/errors.js';
-import { createReportHttpListener } from '../../src/examples/http.js';
+import { createReportHttpListener } from '../../harness/examples/http.js';
 import {
   createStateGuard,
   principalFromClientIdOnly,

@@ -24,9 +24,9 @@ import {
   type McpServerFactory,
 } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { hostHttp, hostStdio } from '../../src/fixture/foreign/host.js';
-import { callerFor, type CallerOf } from '../../src/fixture/foreign/caller.js';
-import type { RunningTwin } from '../../src/fixture/foreign/twin.js';
+import { hostHttp, hostStdio } from '../../harness/twins/foreign/host.js';
+import { callerFor, type CallerOf } from '../../harness/twins/foreign/caller.js';
+import type { RunningTwin } from '../../harness/twins/foreign/twin.js';
 
 export const SHAPES = ['sampling', 'url'] as const;
 export type Shape = (typeof SHAPES)[number];

@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { McpServer, inputRequired } from '@modelcontextprotocol/server';
 import * as z from 'zod';
-import { hostStdio } from '../../src/fixture/foreign/host.js';
-import { callerFor } from '../../src/fixture/foreign/caller.js';
+import { hostStdio } from '../../harness/twins/foreign/host.js';
+import { callerFor } from '../../harness/twins/foreign/caller.js';
 
 const mode = process.argv[2] ?? 'json';
 const caller = callerFor('stdio', { kind: 'bearer' });

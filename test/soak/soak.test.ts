@@ -5,9 +5,9 @@
  * injection can double an effect at all.
  */
 import { describe, expect, it } from 'vitest';
-import { FAULT_KINDS } from '../../src/soak/faults.js';
-import { renderReport, summarize, verdictFailures } from '../../src/soak/report.js';
-import { DEFAULT_SOAK_OPTIONS, runSoak, type SoakResult } from '../../src/soak/run.js';
+import { FAULT_KINDS } from '../../harness/soak/faults.js';
+import { renderReport, summarize, verdictFailures } from '../../harness/soak/report.js';
+import { DEFAULT_SOAK_OPTIONS, runSoak, type SoakResult } from '../../harness/soak/run.js';
 import { announceRedisSkip, REDIS_SKIP_REASON } from '../helpers/redis.js';
 
 announceRedisSkip('a miniature soak');

@@ -50,7 +50,7 @@ const hash = (parts: string[]) => createHash('sha256').update(parts.join('\u0000
 async function watchRun(mode: 'flawed' | 'fixed') {
   const f = (name: string) => join(dir, `${mode}-${name}`);
   const fixture = await start(
-    ['src/fixture/main.ts', '--transport', 'http', '--mode', mode, '--state-ttl', '1'],
+    ['harness/fixture/main.ts', '--transport', 'http', '--mode', mode, '--state-ttl', '1'],
     /\[fixture\] listening (\S+)/,
   );
   const upstream = new URL(fixture.match);

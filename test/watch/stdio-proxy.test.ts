@@ -48,7 +48,7 @@ const confirmed = (reportFile: string): Confirmed[] =>
 
 async function watchRun(mode: 'flawed' | 'fixed') {
   const f = (name: string) => join(dir, `${mode}-${name}`);
-  const fixture = [process.execPath, '--import', 'tsx', 'src/fixture/main.ts'];
+  const fixture = [process.execPath, '--import', 'tsx', 'harness/fixture/main.ts'];
   const inner = [process.execPath, TEE, f('inner-in'), f('inner-out'), '--', ...fixture];
   const server = `${inner.join(' ')} --transport stdio --mode ${mode} --state-ttl 1`;
   const transport = new StdioClientTransport({

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { quote } from 'shell-quote';
 import { afterAll, describe, expect, it } from 'vitest';
-import { taskStdioCommand } from '../../src/fixture/tasks/index.js';
+import { taskStdioCommand } from '../../harness/twins/tasks/index.js';
 import { envelope } from '../fixture/driver.js';
 import { REPO_ROOT } from '../helpers/spawn-stdio.js';
 

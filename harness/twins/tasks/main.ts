@@ -1,0 +1,27 @@
+/**
+ * Serves the task fixture over stdio: `node dist-harness/harness/twins/tasks/main.js --variant <v>`. Writes
+ * `[fixture] ready` to stderr once it reads stdin; exits when stdin closes.
+ */
+import { parseArgs } from 'node:util';
+import { TASK_VARIANTS, taskFixture } from './index.js';
+
+async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { variant: { type: 'string' } } });
+  const variant = values.variant ?? '';
+  if (!(TASK_VARIANTS as readonly string[]).includes(variant)) {
+    process.stderr.write(`usage: --variant <${TASK_VARIANTS.join('|')}>\n`);
+    return 2;
+  }
+  await taskFixture.serveStdio(variant);
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`[fixture] failed: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+  },
+);
