@@ -7,7 +7,15 @@
  * the `dist/` another test or the developer may be reading.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  cpSync,
+  mkdtempSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,24 +23,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as {
   bin: Record<string, string>;
-  files: string[];
   exports: Record<string, string | Record<string, string>>;
   scripts: Record<string, string>;
 };
 const BIN = pkg.bin['stateguard'] ?? '';
-const shipped = (path: string): boolean =>
-  pkg.files.some((dir) => path.replace(/^\.\//, '').startsWith(`${dir}/`)) ||
-  path === './package.json';
 
 describe('the packed package', () => {
-  it('ships every export target and the bin', () => {
-    const targets = Object.values(pkg.exports).flatMap((t) =>
-      typeof t === 'string' ? [t] : Object.values(t),
-    );
-    for (const target of [...targets, BIN]) expect(shipped(target), target).toBe(true);
-    expect(BIN).toBe('./dist/cli/main.js');
-  });
-
   it('builds in prepare: before packing, and when npm installs it from a git URL', () => {
     // npm runs `prepare` (not `prepack`) for a git dependency, after installing its devDependencies,
     // and also on `npm pack` and a plain `npm install`/`npm ci` in the clone. One build script for
@@ -49,14 +45,18 @@ describe('the packed package', () => {
   describe('built by its build script', () => {
     const TSC = 'tsc -p tsconfig.build.json';
     let scratch: string;
+    /** What `npm pack` puts in the tarball from the scratch build, as npm reads "files". */
+    let packed: Set<string>;
+    const shipped = (path: string): boolean => packed.has(path.replace(/^\.\//, ''));
 
     beforeAll(() => {
       // Inside the repository (gitignored), so the built code resolves the package's node_modules.
       mkdirSync(join(ROOT, '.stateguard-tmp'), { recursive: true });
       scratch = mkdtempSync(join(ROOT, '.stateguard-tmp', 'package-'));
       const script = pkg.scripts['build'] ?? '';
-      // The build script as written, with only tsc's project and outDir pointed at the scratch copy.
-      expect(script.startsWith(`${TSC} `)).toBe(true);
+      // The build script as written (it empties dist/ first, so nothing stale is packed), with only
+      // tsc's project and outDir pointed at the scratch copy.
+      expect(script).toContain(`${TSC} `);
       const tsc = join(ROOT, 'node_modules', '.bin', 'tsc');
       const command = script.replace(
         TSC,
@@ -71,9 +71,27 @@ describe('the packed package', () => {
         timeout: 180_000,
       });
       expect(built.status, `${built.stdout}${built.stderr}`).toBe(0);
+      for (const f of ['package.json', 'README.md', 'LICENSE', 'cjs', 'templates'])
+        cpSync(join(ROOT, f), join(scratch, f), { recursive: true });
+      const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+        cwd: scratch,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(pack.status, pack.stderr).toBe(0);
+      const [listed] = JSON.parse(pack.stdout) as { files: { path: string }[] }[];
+      packed = new Set(listed?.files.map((f) => f.path));
     }, 200_000);
     afterAll(() => {
       if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
+    });
+
+    it('ships every export target and the bin', () => {
+      const targets = Object.values(pkg.exports).flatMap((t) =>
+        typeof t === 'string' ? [t] : Object.values(t),
+      );
+      for (const target of [...targets, BIN]) expect(shipped(target), target).toBe(true);
+      expect(BIN).toBe('./dist/cli/main.js');
     });
 
     it('makes the bin executable, with its shebang', () => {

@@ -1,14 +1,19 @@
 /**
  * The package as a consumer installs it. Builds its own dist (into a temporary copy, so the
  * checkout's dist/ is never half-written under other suites), packs it, installs the tarball with
- * the official SDK in a fresh ESM project and in a fresh CommonJS TypeScript project, type-checks
- * both, runs the ESM one, and runs `npx stateguard scan` against the packaged fixture.
+ * the official SDK in a fresh ESM project and in a fresh CommonJS TypeScript project, checks that
+ * every shipped module's imports resolve inside the package and that nothing of harness/ is in it,
+ * imports every entry point of `exports`, type-checks both projects, runs the ESM one, and runs
+ * `stateguard fixture` and `npx stateguard scan` from the installed package, over stdio and HTTP.
+ *
+ * Every child runs in a process group of its own, killed when it ends, when its time is up and in
+ * afterAll: a scan's target or a fixture server never outlives the test, even when it fails.
  *
  * The install needs the npm registry the first time on a machine (package documents, about 12
  * packages); afterwards `--prefer-offline` takes everything from npm's cache. The whole suite takes
  * about 30–45 s on two busy cores, most of it the TypeScript build.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -21,7 +26,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, posix } from 'node:path';
+import { join, posix, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedFor } from '../../src/fixture/flaws.js';
@@ -33,6 +38,7 @@ if (NO_PYTHON)
   );
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const HARNESS = join(ROOT, 'harness');
 const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   version: string;
@@ -40,7 +46,21 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   devDependencies: Record<string, string>;
 };
 const work = mkdtempSync(join(tmpdir(), 'stateguard-consumer-'));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+/** The process groups of the children still running (each child leads one). */
+const groups = new Set<number>();
+function killGroup(pid: number): void {
+  groups.delete(pid);
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // The group is gone already.
+  }
+}
+afterAll(() => {
+  for (const pid of [...groups]) killGroup(pid);
+  rmSync(work, { recursive: true, force: true });
+});
 
 interface Ran {
   code: number;
@@ -48,7 +68,28 @@ interface Ran {
   stderr: string;
 }
 
-/** Runs a command to its end within `limitMs`, `env` added to the environment; never rejects. */
+const MAX_OUTPUT = 16 * 1024 * 1024;
+
+/** Starts `file` in a process group of its own, which afterAll kills if it is still there. */
+function start(
+  file: string,
+  args: readonly string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): ChildProcessWithoutNullStreams {
+  const child = spawn(file, [...args], {
+    cwd,
+    detached: true,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+  });
+  if (child.pid !== undefined) groups.add(child.pid);
+  return child;
+}
+
+/**
+ * Runs a command to its end within `limitMs`, `env` added to the environment; never rejects. Its
+ * whole process group is killed when it ends or its time is up: whatever it started goes with it.
+ */
 function run(
   file: string,
   args: readonly string[],
@@ -57,21 +98,62 @@ function run(
   env: Record<string, string> = {},
 ): Promise<Ran> {
   return new Promise((resolve) => {
-    execFile(
-      file,
-      [...args],
-      {
-        cwd,
-        timeout: limitMs,
-        killSignal: 'SIGKILL',
-        maxBuffer: 16 * 1024 * 1024,
-        env: { ...process.env, NO_COLOR: '1', ...env },
-      },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-        resolve({ code, stdout, stderr });
-      },
-    );
+    const child = start(file, args, cwd, env);
+    child.stdin.end();
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (stdout.length < MAX_OUTPUT) stdout += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (stderr.length < MAX_OUTPUT) stderr += chunk.toString('utf8');
+    });
+    const stop = (): void => {
+      if (child.pid !== undefined) killGroup(child.pid);
+    };
+    const timer = setTimeout(stop, limitMs);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      stop();
+      resolve({ code: 1, stdout, stderr: `${stderr}${error.message}` });
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      stop();
+      resolve({ code: code ?? 1, stdout, stderr });
+    });
+  });
+}
+
+/** Resolves with the first line of `stream` that matches `pattern`; rejects after `limitMs`. */
+function lineMatching(
+  stream: NodeJS.ReadableStream,
+  pattern: RegExp,
+  limitMs: number,
+): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const onData = (chunk: Buffer): void => {
+      seen = `${seen}${chunk.toString('utf8')}`.slice(-64 * 1024);
+      const found = pattern.exec(seen);
+      if (found === null) return;
+      clearTimeout(timer);
+      stream.off('data', onData);
+      resolve(found);
+    };
+    const timer = setTimeout(() => {
+      stream.off('data', onData);
+      reject(new Error(`no line matching ${String(pattern)} within ${limitMs} ms: ${seen}`));
+    }, limitMs);
+    stream.on('data', onData);
+  });
+}
+
+/** Every file under harness/, as a path relative to it (`twins/foreign/main.ts`). */
+function harnessFiles(dir = HARNESS): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    return entry.isDirectory() ? harnessFiles(path) : [relative(HARNESS, path)];
   });
 }
 
@@ -123,16 +205,18 @@ beforeAll(async () => {
   expect(packed.code, packed.stderr).toBe(0);
   tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz')) ?? '');
 
-  const install = async (name: string, type: 'module' | 'commonjs'): Promise<string> => {
+  const install = async (
+    name: string,
+    type: 'module' | 'commonjs',
+    peers: readonly string[],
+  ): Promise<string> => {
     const dir = join(work, name);
     mkdirSync(dir);
     writeFileSync(
       join(dir, 'package.json'),
       JSON.stringify({ name, version: '1.0.0', private: true, type }),
     );
-    const sdk = ['@modelcontextprotocol/server', '@modelcontextprotocol/node'].map(
-      (p) => `${p}@${pkg.peerDependencies[p] ?? 'latest'}`,
-    );
+    const sdk = peers.map((p) => `${p}@${pkg.peerDependencies[p] ?? 'latest'}`);
     const types = `@types/node@${pkg.devDependencies['@types/node'] ?? '^20'}`;
     const done = await npm(
       [
@@ -168,33 +252,34 @@ beforeAll(async () => {
     expect(done.stderr).not.toMatch(/ERESOLVE|peer dep/i);
     return dir;
   };
-  [esm] = await Promise.all([install('esm', 'module'), install('cjs', 'commonjs')]);
+  const sdk = ['@modelcontextprotocol/server', '@modelcontextprotocol/node'];
+  // The ESM project takes every optional peer, so that every entry point of `exports` loads.
+  [esm] = await Promise.all([
+    install('esm', 'module', [...sdk, 'ioredis']),
+    install('cjs', 'commonjs', sdk),
+  ]);
 }, 240_000);
 
 describe('the packed package in a consumer project', () => {
-  it('ships the library, the scanner and the bin fixture, not bench, demo, examples, foreign twins, first attempts, complexity servers or the task servers', async () => {
+  it('ships the library, the scanner, the CLI and the fixture behind it, and nothing of harness/', async () => {
     const listed = await run('tar', ['-tzf', tarball], work);
     const files = listed.stdout.split('\n').filter(Boolean);
     expect(files).toContain('package/dist/index.js');
     expect(files).toContain('package/dist/cli/main.js');
     expect(files).toContain('package/dist/fixture/command.js');
     expect(files).toContain('package/cjs/index.cjs');
-    for (const gone of [
-      'dist/bench/',
-      'dist/soak/',
-      'dist/examples/',
-      'dist/demo.js',
-      'dist/fixture/foreign/',
-      'dist/fixture/first-attempts/',
-      'dist/fixture/complexity/',
-      'dist/fixture/tasks/',
-      'dist/fixture/tasks-v1/',
-      'dist/fixture/main.js',
-    ])
-      expect(
-        files.filter((f) => f.startsWith(`package/${gone}`)),
-        gone,
-      ).toEqual([]);
+    expect(files.filter((f) => f.split('/').includes('harness'))).toEqual([]);
+    // The harness as it is today, read from its folder: a harness module moved back under src/
+    // would ship as dist/…/<its folder>/<its name>.js, so no shipped path may end with the last two
+    // (or more) parts of a harness path.
+    const tails = new Set<string>();
+    for (const file of harnessFiles()) {
+      const parts = file.replace(/\.ts$/, '.js').split(/[\\/]/);
+      for (let i = 0; i < parts.length - 1; i++) tails.add(parts.slice(i).join('/'));
+    }
+    expect(tails.size).toBeGreaterThan(100);
+    const leaked = files.filter((f) => [...tails].some((tail) => f.endsWith(`/${tail}`)));
+    expect(leaked).toEqual([]);
   });
 
   it('ships every declaration file its shipped declarations import', async () => {
@@ -224,12 +309,56 @@ describe('the packed package in a consumer project', () => {
     const missing: string[] = [];
     for (const file of shipped) {
       const text = readFileSync(join(unpacked, file.replace(/^package\//, '')), 'utf8');
-      for (const m of text.matchAll(/(?:from|import\()\s*'(\.{1,2}\/[^']+\.js)'/g)) {
+      for (const m of text.matchAll(/(?:from|import\(?)\s*'(\.{1,2}\/[^']+\.js)'/g)) {
         const target = posix.join(posix.dirname(file), m[1] ?? '');
         if (!shipped.has(target)) missing.push(`${file} → ${target}`);
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it('imports every entry point of exports, and require() finds the same module or says it is ESM only', async () => {
+    const { exports } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      exports: Record<string, unknown>;
+    };
+    const specifiers = Object.keys(exports).map((key) => `stateguard${key.slice(1)}`);
+    expect(specifiers).toContain('stateguard/sdk');
+    writeFileSync(
+      join(esm, 'entries.mjs'),
+      `import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+const out = {};
+for (const spec of ${JSON.stringify(specifiers)}) {
+  const json = spec.endsWith('.json');
+  const imported = json ? (await import(spec, { with: { type: 'json' } })).default : await import(spec);
+  let required;
+  try {
+    required = Object.keys(require(spec)).sort();
+  } catch (error) {
+    required = String(error.message);
+  }
+  out[spec] = { imported: Object.keys(imported).sort(), required };
+}
+console.log(JSON.stringify(out));
+`,
+    );
+    const ran = await run(process.execPath, ['entries.mjs'], esm);
+    expect(ran.code, ran.stderr).toBe(0);
+    const loaded = JSON.parse(ran.stdout) as Record<
+      string,
+      { imported: string[]; required: string[] | string }
+    >;
+    expect(Object.keys(loaded)).toEqual(specifiers);
+    for (const [spec, { imported, required }] of Object.entries(loaded)) {
+      expect(imported.length, spec).toBeGreaterThan(0);
+      if (typeof required === 'string') expect(required, spec).toContain('is ESM only');
+      else if (!spec.endsWith('.json')) expect(required, spec).toEqual(imported);
+    }
+    expect(loaded['stateguard']?.imported).toContain('createStateSealer');
+    expect(loaded['stateguard/errors']?.imported).toContain('StateguardError');
+    expect(loaded['stateguard/sdk']?.imported).toContain('createStateGuard');
+    expect(loaded['stateguard/redis']?.imported).toContain('createRedisLedger');
+    expect(loaded['stateguard/package.json']?.imported).toContain('version');
   });
 
   it('type-checks and runs in a fresh ESM project with its own copy of the SDK', async () => {
@@ -321,7 +450,7 @@ describe('the packed package in a consumer project', () => {
     expect(fixed.stdout + fixed.stderr).toBe('');
   }, 60_000);
 
-  it('runs npx stateguard scan against the packaged fixture: each verdict as the fixture says, exit 1', async () => {
+  it('runs npx stateguard scan against the packaged fixture over stdio: each verdict as the fixture says, exit 1', async () => {
     const fixture = `${process.execPath} node_modules/stateguard/dist/cli/main.js fixture --mode flawed`;
     const scan = await run(
       process.platform === 'win32' ? 'npx.cmd' : 'npx',
@@ -349,6 +478,53 @@ describe('the packed package in a consumer project', () => {
     const expected: Readonly<Record<string, string>> = expectedFor('flawed', 'stdio');
     for (const p of report.probes) expect([p.id, p.verdict]).toEqual([p.id, expected[p.id]]);
   }, 60_000);
+
+  it('runs stateguard fixture over HTTP from the package and npx stateguard scan against it: each verdict as the fixture says', async () => {
+    const fixture = start(
+      process.execPath,
+      [
+        'node_modules/stateguard/dist/cli/main.js',
+        'fixture',
+        '--mode',
+        'flawed',
+        '--transport',
+        'http',
+        '--port',
+        '0',
+      ],
+      esm,
+    );
+    try {
+      const listening = await lineMatching(
+        fixture.stdout,
+        /\[fixture\] listening (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/,
+        30_000,
+      );
+      const scan = await run(
+        process.platform === 'win32' ? 'npx.cmd' : 'npx',
+        [
+          '--no-install',
+          'stateguard',
+          'scan',
+          '--http',
+          listening[1] ?? '',
+          '--format',
+          'json',
+          '--quiet',
+          '--deadline',
+          '40s',
+        ],
+        esm,
+      );
+      expect(scan.code, scan.stderr).toBe(1);
+      const report = JSON.parse(scan.stdout) as { probes: { id: string; verdict: string }[] };
+      expect(report.probes.length).toBeGreaterThan(0);
+      const expected: Readonly<Record<string, string>> = expectedFor('flawed', 'http');
+      for (const p of report.probes) expect([p.id, p.verdict]).toEqual([p.id, expected[p.id]]);
+    } finally {
+      if (fixture.pid !== undefined) killGroup(fixture.pid);
+    }
+  }, 90_000);
 
   // Skipped, with this reason printed, where python3 is missing: the engine runs templates with it.
   it.skipIf(NO_PYTHON)(
