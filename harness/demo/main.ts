@@ -28,7 +28,7 @@ import { FIRST_ATTEMPT_TWINS } from '../twins/first-attempts/index.js';
 import { taskFixture } from '../twins/tasks/index.js';
 import { pool } from '../../src/cli/pool.js';
 
-// Run from dist/ (node) or from src/ (tsx): spawn the matching CLI for the stdio fixtures.
+// Run built (node) or from source (tsx): spawn the matching CLI for the stdio fixtures.
 const here = fileURLToPath(import.meta.url);
 const fromSource = here.endsWith('.ts');
 const cli = fileURLToPath(

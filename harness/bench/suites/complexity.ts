@@ -1,7 +1,7 @@
 /**
  * Suite "complexity": what a hostile server's size costs a scan. Each complexity server
- * (`harness/twins/complexity`: nested arrays in a readable JSON state, very many tokens, long echoes,
- * many minted-looking values) is grown from 1 KiB to 1 MiB and scanned whole over stdio, one scan
+ * (`harness/twins/complexity`: nested arrays in a readable JSON state, very many tokens, long
+ * echoes, many minted-looking values) is grown from 1 KiB to 1 MiB and scanned whole over stdio, one scan
  * per process (`complexity-scan.ts`), so that one size's heap never weighs on the next. For each
  * run: the scan's CPU time, the rendering's (every format, full evidence), the peak resident memory
  * and whether the scan ended inside its deadline plus the documented grace.

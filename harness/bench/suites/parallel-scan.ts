@@ -5,9 +5,10 @@
  * and alternating which goes first. Per scan: wall time, the scanner's CPU time, and the requests
  * the report counts (discovery and probes; the opening is the same for both).
  *
- * The fixture runs in a process of its own (HTTP: `dist-harness/harness/fixture/main.js --transport http`; stdio:
- * spawned by the scan), so the CPU measured is the scanner's alone. Verdicts must agree between
- * the two plans on every scan, or the suite throws: a fast scan that decides otherwise is no answer.
+ * The fixture runs in a process of its own (HTTP: the harness build's `harness/fixture/main.js
+ * --transport http`; stdio: spawned by the scan), so the CPU measured is the scanner's alone.
+ * Verdicts must agree between the two plans on every scan, or the suite throws: a fast scan that
+ * decides otherwise is no answer.
  *
  * Requests are also set against the figures of the engine before this runner (commit ff45393,
  * measured with the same fixture and counted from the report's evidence), the goal being at most

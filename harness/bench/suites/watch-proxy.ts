@@ -6,7 +6,8 @@
  * sequential throughput come from the same samples. Then the proxy's resident memory after
  * `BENCH_WATCH_EXCHANGES` exchanges (default 100 000) shows it stays bounded.
  *
- * Server, proxy and client are three processes: the proxy is the built CLI (`dist/cli/main.js`).
+ * Server, proxy and client are three processes: the proxy is the built CLI
+ * (`dist-harness/src/cli/main.js`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -150,7 +150,7 @@ export const FIRST_ATTEMPT_EXPECTED: Readonly<Record<FirstAttemptVariant, Verdic
 
 const MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
 
-/** The command that serves `variant` over stdio, from source (tsx) or from `dist/`. */
+/** The command that serves `variant` over stdio, from source (tsx) or built. */
 export function firstAttemptStdioCommand(variant: string): { command: string; args: string[] } {
   const fromSource = import.meta.url.endsWith('.ts');
   const entry = fromSource ? MAIN.replace(/\.js$/, '.ts') : MAIN;

@@ -1,5 +1,8 @@
 /**
- * Serves one first-attempt server over stdio: `node dist-harness/harness/twins/first-attempts/main.js --variant <v>`.
+ * Serves one first-attempt server over stdio:
+ *
+ *     node --import tsx harness/twins/first-attempts/main.ts --variant <v>
+ *
  * Writes `[fixture] ready` to stderr once it reads stdin; exits when stdin closes.
  */
 import { parseArgs } from 'node:util';

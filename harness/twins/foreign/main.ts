@@ -1,5 +1,7 @@
 /**
- * Serves one foreign twin over stdio: `node dist-harness/harness/twins/foreign/main.js --twin <id> --variant <v>`.
+ * Serves one foreign twin over stdio:
+ *
+ *     node --import tsx harness/twins/foreign/main.ts --twin <id> --variant <v>
  */
 import { parseArgs } from 'node:util';
 import { foreignTwin, FOREIGN_TWINS } from './index.js';

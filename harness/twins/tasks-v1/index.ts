@@ -164,7 +164,7 @@ export async function serveV1Stdio(variant: string, log: FixtureLog = stderrLog)
 
 const MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
 
-/** The command that serves `variant` over stdio, from source (tsx) or from `dist/`. */
+/** The command that serves `variant` over stdio, from source (tsx) or built. */
 export function v1StdioCommand(variant: string): { command: string; args: string[] } {
   const fromSource = import.meta.url.endsWith('.ts');
   const entry = fromSource ? MAIN.replace(/\.js$/, '.ts') : MAIN;

@@ -1,5 +1,8 @@
 /**
- * Serves the SDK v1 task fixture over stdio: `node dist-harness/harness/twins/tasks-v1/main.js --variant <v>`.
+ * Serves the SDK v1 task fixture over stdio:
+ *
+ *     node --import tsx harness/twins/tasks-v1/main.ts --variant <v>
+ *
  * Writes `[fixture] ready` to stderr once it reads stdin; exits when stdin closes.
  */
 import { parseArgs } from 'node:util';

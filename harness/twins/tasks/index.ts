@@ -83,7 +83,7 @@ function factoryFor(variant: string, transport: 'http' | 'stdio', log: FixtureLo
 
 const MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
 
-/** The command that serves `variant` over stdio, from source (tsx) or from `dist/`. */
+/** The command that serves `variant` over stdio, from source (tsx) or built. */
 export function taskStdioCommand(variant: string): { command: string; args: string[] } {
   const fromSource = import.meta.url.endsWith('.ts');
   const entry = fromSource ? MAIN.replace(/\.js$/, '.ts') : MAIN;

@@ -1,6 +1,9 @@
 /**
- * Serves the task fixture over stdio: `node dist-harness/harness/twins/tasks/main.js --variant <v>`. Writes
- * `[fixture] ready` to stderr once it reads stdin; exits when stdin closes.
+ * Serves the task fixture over stdio:
+ *
+ *     node --import tsx harness/twins/tasks/main.ts --variant <v>
+ *
+ * Writes `[fixture] ready` to stderr once it reads stdin; exits when stdin closes.
  */
 import { parseArgs } from 'node:util';
 import { TASK_VARIANTS, taskFixture } from './index.js';

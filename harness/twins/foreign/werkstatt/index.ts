@@ -44,7 +44,7 @@ export const WERKSTATT_EXPECTED: Readonly<
 
 const MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
 
-/** The command that serves `variant` over stdio, from source (tsx) or from `dist/`. */
+/** The command that serves `variant` over stdio, from source (tsx) or built. */
 export function werkstattStdioCommand(variant: string): { command: string; args: string[] } {
   const fromSource = import.meta.url.endsWith('.ts');
   const entry = fromSource ? MAIN.replace(/\.js$/, '.ts') : MAIN;

@@ -1,5 +1,8 @@
 /**
- * Serves the `werkstatt` twin over stdio: `node dist-harness/harness/twins/foreign/werkstatt/main.js --variant <v>`.
+ * Serves the `werkstatt` twin over stdio:
+ *
+ *     node --import tsx harness/twins/foreign/werkstatt/main.ts --variant <v>
+ *
  * Writes `[fixture] ready` to stderr once it reads stdin; exits when stdin closes.
  */
 import { parseArgs } from 'node:util';
