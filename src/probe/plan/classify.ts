@@ -10,9 +10,11 @@
  * 2. A word that mixes alphabets (`dеlete` with a Cyrillic `е`), or is a look-alike spelling of a
  *    known verb, is **unknown**, and blocks every claim of safety.
  * 3. **Evidence of safety** comes only from words: the name's verb and the description's main
- *    verb. An annotation adds to a word that agrees with it (`readOnlyHint: true` beside `get_…`)
- *    and never stands alone: a hint is a claim. Among the safe classes the less safe one holds (a
- *    `create_…` tool that declares read-only creates; `readOnlyHint: false` rules out a reader).
+ *    verb. An annotation adds to a word that agrees with it (`readOnlyHint: true` beside `get_…`);
+ *    on a tool named only by what it returns it counts when its description explains the name
+ *    and opens with no verb (`agreement.ts`); alone it is a claim. Among the safe classes the less
+ *    safe one holds (a `create_…` tool that declares read-only creates; `readOnlyHint: false`
+ *    rules out a reader).
  * 4. With no evidence of either, the tool is **unknown**: the unknown is not called.
  *
  * Words are read as words: only where a verb stands (a name's first and last word and the word
@@ -34,6 +36,7 @@ import {
 import { fold, clausesOf, wordsOf } from '../surface/words.js';
 import { dangerousSlots, paramsOf, roleOfDescription, stripIdentifiers } from '../surface/slots.js';
 import type { CallClass, ToolInfo } from '../types.js';
+import { readOnlyAgreed } from './agreement.js';
 import {
   READ_HEADS,
   READ_TAILS,
@@ -48,6 +51,10 @@ import {
   QUESTION_WORDS,
   READ_VERBS,
   SHARED_OBJECTS,
+  EXISTING,
+  NEW_OBJECT,
+  STORING_VERBS,
+  VERB_LAST,
   VERB_OPENERS,
 } from './lexicon.js';
 import {
@@ -296,8 +303,10 @@ function readLastWord(reading: Reading, lastWord: string, lead: boolean): void {
   // At the end a noun is likelier than a verb that reaches out (`borrow_book`, `room_comments`);
   // a verb that deletes or changes still counts there (`files_delete`).
   const noun = /[^s]s$/.test(lastWord) || matches(LEAD_C, lastWord) || last?.kind === 'outside';
-  // A short last word is too often another language's noun (`kanal_tim`) to make a tool safe.
-  const tooShort = !isHarm(last?.kind ?? 'unknown') && lastWord.length < 4;
+  // A short last word is too often another language's noun (`kanal_tim`) to make a tool safe,
+  // unless it is the verb of a language that puts its verb last (`urun_ara`).
+  const tooShort =
+    !isHarm(last?.kind ?? 'unknown') && lastWord.length < 4 && !VERB_LAST.has(lastWord);
   if (last !== undefined && !(noun && isHarm(last.kind)) && !tooShort)
     note(reading, last.kind, `"${last.word}"`, lead);
 }
@@ -485,8 +494,33 @@ export function classifyTool(tool: ToolInfo): Classified {
   const harms: Harms = annotationHarms(d);
   const { unknowns, safe } = readWords(d, harms);
   const unset = slotHarms(d, safe, harms);
+  storesNew(d, harms, safe);
   const judged = decide(d, harms, unknowns, safe);
   return { class: judged.class, evidence: [...judged.evidence, ...unset] };
+}
+
+const STORING_C = compile(STORING_VERBS);
+
+/**
+ * A name led by a verb that keeps what it is given (`save_snippet`), whose description gives that
+ * verb a new object (`Save a text snippet.`) and says nothing of an existing one, creates: its
+ * verb's reading as a change is dropped, and a required path, URL or command slot still counts.
+ */
+function storesNew({ tool, description }: Declared, harms: Harms, safe: Safe): void {
+  const lead = wordsOf(tool.name)[0];
+  const main = clausesOf(stripIdentifiers(description))[0];
+  if (lead === undefined || main === undefined || !matches(STORING_C, lead)) return;
+  const at = verbPlaces(main)[0];
+  if (at === undefined || !matches(STORING_C, main[at] as string)) return;
+  if (!NEW_OBJECT.has(main[at + 1] ?? '')) return;
+  if (clausesOf(description).some((c) => c.some((w) => EXISTING.has(w)))) return;
+  const stored = (h: Harms[number]): boolean =>
+    h.kind === 'write' && matches(STORING_C, /"([^"]+)"/.exec(h.why)?.[1] ?? '');
+  for (let i = harms.length - 1; i >= 0; i--) if (stored(harms[i]!)) harms.splice(i, 1);
+  safe.push({
+    kind: 'create',
+    why: `its description says "${main[at] as string}" and gives it a new object`,
+  });
 }
 
 /** Harm an annotation declares: it counts alone (a hint of harm is believed, one of safety is not). */
@@ -572,12 +606,8 @@ function slotHarms(
 }
 
 /** The class: the worst harm, else unknown, else the less safe of the safe evidence. */
-function decide(
-  { ann, readOnly }: Declared,
-  harms: Harms,
-  unknowns: string[],
-  safe: Safe,
-): Classified {
+function decide(d: Declared, harms: Harms, unknowns: string[], safe: Safe): Classified {
+  const { ann, readOnly } = d;
   if (harms.length > 0) {
     const worst = harms.reduce((a, b) => (SEVERITY[b.kind] > SEVERITY[a.kind] ? b : a));
     return {
@@ -590,6 +620,10 @@ function decide(
   // An annotation counts only beside a word that agrees: a hint alone is a claim, not evidence
   // (a false `readOnlyHint: true` on a tool named in a language the lists do not know).
   if (safe.length > 0 && readOnly) safe.push({ kind: 'read', why: 'declares readOnlyHint: true' });
+  // A tool named by what it returns has no verb to agree with its hint: its words may still do.
+  const agreed =
+    safe.length === 0 ? readOnlyAgreed({ ...d, name: d.tool.name }, verbPlaces) : undefined;
+  if (agreed !== undefined) return { class: 'read', evidence: [agreed] };
   if (safe.length === 0) {
     // Say so when a hint claimed safety: the reader sees why it did not count.
     const claim = readOnly
