@@ -7,7 +7,7 @@
  * harmful verb beside a safe one wins in the languages `plan/lexicon.ts` reads too, Swedish,
  * Danish, Norwegian, Finnish, Czech, Hungarian, Romanian, Greek, Indonesian, Vietnamese, Arabic,
  * Hebrew and Hindi (their common forms; Arabic verbs as stems, for the pronouns they take). This is the
- * one hand-written list of harm; `plan/classify.ts` holds the rules that read it.
+ * one hand-written list of harm; `plan/` holds the rules that read it (`classify.ts` decides).
  *
  * How an entry matches (after folding, see `words.ts`: lower case, no diacritics, `ß` → `ss`):
  * - `word`: the whole word, or, in a glued name (`deleteall`, `kontoloeschen`), its start or its
