@@ -53,6 +53,12 @@ describe('safe tools the probes need are called', () => {
     expect(classOf(tool('ऑर्डर_स्थिति', 'ऑर्डर की स्थिति दिखाता है।'))).toBe('read');
     expect(classOf(tool('उत्पाद', 'उत्पाद खोजता है।'))).toBe('read');
     expect(classOf(tool('उत्पाद', 'सूची दिखाता और फ़ाइलें हटाता है।'))).toBe('destroy');
+    // A noun and करना (do) make one verb: the noun says the act.
+    expect(classOf(tool('खाता', 'खाते का विवरण प्राप्त करता है।'))).toBe('read');
+    const cancels = tool('सदस्यता', 'ग्राहक की सदस्यता रद्द करता है।', {
+      annotations: { readOnlyHint: true },
+    });
+    expect(classOf(cancels)).toBe('destroy');
   });
 
   it('reads a verb of two words where a verb stands (Vietnamese), and a verb joined to "and"', () => {

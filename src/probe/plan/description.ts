@@ -37,6 +37,8 @@ const negatedAround = (words: readonly string[], i: number): boolean =>
   words.slice(Math.max(0, i - 3), i).some((w) => NEGATION_SET.has(w)) ||
   words.slice(i + 1, i + 3).some((w) => NEGATION_SET.has(w));
 
+// The forms of Hindi's `करना` (do) that follow the noun of a compound verb.
+const LIGHT_VERBS = new Set(['करता', 'करती', 'करते', 'करें', 'करो', 'करना', 'कर', 'किया', 'करेगा']);
 // Auxiliaries that close a Hindi clause after its verb (`दिखाता है`).
 const CLOSING_AUXILIARIES = new Set(['है', 'हैं', 'था', 'थे', 'थी', 'जाता', 'जाती', 'सकता', 'सकती']);
 
@@ -48,6 +50,9 @@ export function verbPlaces(clause: readonly string[]): number[] {
   if (clause.some((w) => /\p{Script=Devanagari}/u.test(w))) {
     let last = clause.length - 1;
     while (last > 0 && CLOSING_AUXILIARIES.has(clause[last] as string)) last--;
+    // A noun and `करना` (do) make one verb (`भुगतान करता है`, pays; `रद्द करता है`, cancels): the
+    // noun says the act.
+    if (last > 0 && LIGHT_VERBS.has(clause[last] as string)) last--;
     for (let j = 1; j < last; j++) if (CONJUNCTION_SET.has(clause[j] as string)) places.push(j - 1);
     return [last, ...places];
   }
