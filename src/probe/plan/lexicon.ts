@@ -40,7 +40,8 @@ export const READ_VERBS: readonly string[] = [
   'liest', 'suche', 'suchen', 'sucht', 'finde', 'finden', 'findet', 'liste', 'listen',
   'auflisten', 'listet', 'prüfe', 'prüfen', 'prüft', 'ermittle', 'ermitteln', 'ermittelt',
   'berechne', 'berechnen', 'berechnet', 'zähle', 'zählt', 'liefert', 'gibt', 'vorschau',
-  'abfragen', 'übersetze', 'übersetzen', 'übersetzt', 'vergleiche', 'vergleicht',
+  'abfragen', 'übersetze', 'übersetzen', 'übersetzt', 'vergleiche', 'vergleicht', 'zeigen',
+  'zählen', 'vergleichen', 'durchsuchen', 'durchsucht',
   // French
   'obtenir', 'obtient', 'obtiens', 'lister', 'liste', 'listez', 'lire', 'lit', 'lis',
   'afficher', 'affiche', 'chercher', 'cherche', 'rechercher', 'recherche', 'trouver', 'trouve',
@@ -53,26 +54,31 @@ export const READ_VERBS: readonly string[] = [
   'calcular', 'calcula', 'traducir', 'traduce',
   // Portuguese
   'obter', 'obtem', 'listar', 'ler', 'mostra', 'exibir', 'exibe', 'procurar', 'procura',
-  'retorna', 'devolve', 'traduzir', 'visualizar', 'visualiza', 'simular', 'simula',
+  'retorna', 'devolve', 'traduzir', 'visualizar', 'visualiza', 'simular', 'simula', 'pesquisar',
+  'pesquisa', 'pesquise',
   // Italian
   'ottieni', 'ottenere', 'elenca', 'elencare', 'leggi', 'leggere', 'legge', 'mostra',
   'mostrare', 'cerca', 'cercare', 'trova', 'trovare', 'visualizza', 'visualizzare', 'controlla',
   'controllare', 'verificare', 'recuperare', 'restituisce', 'calcola', 'traduci', 'anteprima',
+  'calcolare', 'tradurre', 'confronta', 'confrontare',
   // Dutch
   'haal', 'halen', 'haalt', 'ophalen', 'lijst', 'toon', 'tonen', 'toont', 'lees', 'lezen',
   'leest', 'zoek', 'zoeken', 'zoekt', 'vind', 'vinden', 'vindt', 'bekijk', 'bekijken',
   'controleer', 'controleren', 'bereken', 'berekent', 'berekenen', 'geeft', 'opvragen',
+  'weergeven', 'vertaal', 'vertaalt', 'vertalen', 'vergelijk', 'vergelijkt', 'vergelijken',
   // Polish
   'pobierz', 'pobiera', 'listuj', 'wylistuj', 'czytaj', 'odczytaj', 'odczytuje', 'pokaż',
   'pokazuje', 'wyświetl', 'wyświetla', 'szukaj', 'wyszukaj', 'wyszukuje', 'znajdź',
-  'znajduje', 'sprawdź', 'sprawdza', 'oblicz', 'zwraca', 'podgląd', 'przetłumacz',
+  'znajduje', 'sprawdź', 'sprawdza', 'oblicz', 'oblicza', 'zwraca', 'podgląd', 'przetłumacz',
+  'porównaj',
   // Russian, Ukrainian
   'получить', 'получи', 'получает', 'список', 'прочитать', 'прочитай', 'читать', 'читает',
   'показать', 'покажи', 'показывает', 'найти', 'найди', 'находит', 'поиск', 'искать', 'ищет',
   'проверить', 'проверь', 'проверяет', 'просмотр', 'посмотреть', 'вывести', 'выводит',
   'возвращает', 'вычислить', 'рассчитать', 'перевести', 'переводит',
   'отримати', 'отримує', 'показати', 'показує', 'знайти', 'пошук', 'переглянути', 'перелік',
-  'список', 'прочитати', 'повертає',
+  'список', 'прочитати', 'повертає', 'шукати', 'шукає', 'шукай', 'перевірити', 'перевіряє',
+  'перевір', 'обчислити', 'обчислює', 'перекласти', 'перекладає',
   // Turkish
   'getir', 'getirir', 'listele', 'listeler', 'oku', 'okur', 'göster', 'gösterir', 'ara',
   'arar', 'bul', 'bulur', 'sorgula', 'sorgular', 'görüntüle', 'görüntüler', 'hesapla',
@@ -80,7 +86,7 @@ export const READ_VERBS: readonly string[] = [
   // Swedish, Danish, Norwegian
   'hämta', 'hämtar', 'visa', 'visar', 'lista', 'listar', 'sök', 'söker', 'läs', 'läser',
   'hent', 'henter', 'vis', 'viser', 'søg', 'søger', 'søk', 'søker', 'læs', 'læser', 'les',
-  'leser',
+  'leser', 'hitta', 'hittar', 'finn', 'finner', 'finder',
   // Finnish, Czech, Hungarian, Romanian, Hebrew, Hindi, Indonesian
   'megjelenít*', 'megjelenit*', 'listáz*', 'listaz*', 'kilistáz*', 'kilistaz*', 'keres', 'keresés',
   'lekérdez*', 'מציג', 'מחפש', 'מחזיר', 'הצגת', 'חיפוש', 'बताता', 'दिखाता', 'cek', 'tampil*',
@@ -137,7 +143,7 @@ export const CREATE_VERBS: readonly string[] = [
   'bookmark', 'sketch',
   // German
   'erstelle', 'erstellen', 'erstellt', 'anlegen', 'lege an', 'entwirf', 'entwerfen',
-  'exportiere', 'exportieren', 'exportiert', 'generiere', 'generieren',
+  'exportiere', 'exportieren', 'exportiert', 'generiere', 'generieren', 'generiert',
   // French
   'créer', 'crée', 'créez', 'ouvrir', 'ouvre', 'rédiger', 'exporter', 'exporte', 'générer',
   'génère',
@@ -146,7 +152,8 @@ export const CREATE_VERBS: readonly string[] = [
   'genera', 'criar', 'cria', 'gerar', 'gera', 'creare', 'aprire', 'apri', 'esporta',
   'esportare', 'generare',
   // Dutch, Polish, Russian, Ukrainian, Turkish
-  'aanmaken', 'maak', 'maakt', 'exporteer', 'exporteren', 'utwórz', 'tworzy', 'stwórz',
+  'aanmaken', 'maak', 'maakt', 'creëer', 'creëert', 'creëren', 'genereer', 'genereert',
+  'genereren', 'exporteer', 'exporteren', 'utwórz', 'tworzy', 'stwórz', 'generuj',
   'wygeneruj', 'eksportuj', 'создать', 'создай', 'создаёт', 'создает', 'сгенерировать',
   'экспортировать', 'створити', 'створює', 'oluştur', 'oluşturur',
   // Nordic, Finnish, Czech, Hungarian, Romanian, Greek, Indonesian, Vietnamese

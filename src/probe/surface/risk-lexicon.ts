@@ -418,7 +418,7 @@ export const NEGATION_AFTER_CJK: readonly string[] = [
 export const CONJUNCTIONS: readonly string[] = [
   'and', 'then', 'also', 'or', 'und', 'dann', 'sowie', 'oder', 'et', 'puis', 'ensuite', 'ou',
   'y', 'luego', 'e', 'depois', 'poi', 'quindi', 'o', 'dan', 'daarna', 'i', 'oraz',
-  'potem', 'lub', 'и', 'затем', 'потом', 'или', 've', 'sonra', 'ardindan', 'veya',
+  'potem', 'lub', 'и', 'затем', 'потом', 'или', 'і', 'й', 'та', 'або', 'потім', 've', 'sonra', 'ardindan', 'veya',
   'och', 'eller', 'og', 'eller', 'ja', 'sekä', 'tai', 'nebo', 'pak', 'és', 'majd', 'vagy',
   'și', 'apoi', 'sau', 'και', 'ή', 'atau', 'lalu', 'kemudian', 'và', 'hoặc', 'rồi', 'و', 'ثم',
   'أو', 'או', 'ואז', 'और', 'फिर', 'या',
