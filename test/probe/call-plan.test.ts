@@ -164,6 +164,8 @@ describe('reach by mechanism: compounds, hints the words explain, verb-last name
       honest('room_comments', 'Comments left in a room.', { destructiveHint: true }),
       honest('idojaras', undefined),
       honest('futa_rekodi', 'Futa rekodi zote za mteja.'),
+      // The clause that names it must be the readable one, not a later one.
+      honest('futarekodi', 'Futa rekodi zote. Records of the customer, in a list.'),
       honest('bump_priority', 'Bumps the ticket priority one level.'),
       honest('tandai_comments', 'Comments left in a room, newest first.'),
       tool('room_comments', 'Comments left in a room, newest first.'),

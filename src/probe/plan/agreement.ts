@@ -3,13 +3,15 @@
  * scan calls"): a tool named by what it returns (`room_comments`, "Comments left in a room, newest
  * first.") has no verb to agree with its hint, only words that explain it. The hint counts when
  * the tool declares a closed world and no destruction, nothing of it says harm (`classify.ts`
- * decides that first), and its description, in a language the lexicon reads, names what the name
- * says and opens with no verb. A name the description does not explain (`idojaras` with no
- * description), a description in a language the lexicon does not read, or one that opens with a
- * verb it does not know (`Bumps the priority.`) leaves the hint a claim.
+ * decides that first), its description's main clause is written in a language the lexicon reads
+ * and opens with no verb, and the description or the title holds every word of the name. A name
+ * the description does not explain (`idojaras` with no description), a main clause in a language
+ * the lexicon does not read, or one that opens with a verb it does not know (`Bumps the
+ * priority.`) leaves the hint a claim.
  */
-import { ARTICLES, FUNCTION_WORDS } from './lexicon.js';
 import { clausesOf, wordsOf } from '../surface/words.js';
+import { verbPlaces } from './description.js';
+import { ARTICLES, FUNCTION_WORDS } from './lexicon.js';
 
 /** What the agreement reads of a tool. */
 export interface Hinted {
@@ -19,16 +21,14 @@ export interface Hinted {
   readonly ann: Record<string, unknown> | undefined;
 }
 
-/** The evidence when the hint counts, else undefined. `verbPlaces` is the classifier's. */
-export function readOnlyAgreed(
-  { name, title, description, ann }: Hinted,
-  verbPlaces: (clause: readonly string[]) => number[],
-): string | undefined {
+/** The evidence when the hint counts, else undefined. */
+export function readOnlyAgreed({ name, title, description, ann }: Hinted): string | undefined {
   if (ann?.['readOnlyHint'] !== true || ann['openWorldHint'] === true) return undefined;
   if (ann['destructiveHint'] === true) return undefined;
   const clauses = clausesOf(description);
   const main = clauses[0];
-  if (main === undefined || !readableLanguage(clauses.flat())) return undefined;
+  // The main clause, which names what the tool returns, is written in a language the lexicon reads.
+  if (main === undefined || !readableLanguage(main)) return undefined;
   // The main clause names a thing (`Comments left in a room`), it does not act on one: a word where
   // its verb stands followed by an article is a verb with its object (`Bumps the priority`).
   const place = verbPlaces(main)[0];

@@ -231,8 +231,7 @@ function decide(d: Declared, harms: Harms, unknowns: string[], safe: Safe): Clas
   // (a false `readOnlyHint: true` on a tool named in a language the lists do not know).
   if (safe.length > 0 && readOnly) safe.push({ kind: 'read', why: 'declares readOnlyHint: true' });
   // A tool named by what it returns has no verb to agree with its hint: its words may still do.
-  const agreed =
-    safe.length === 0 ? readOnlyAgreed({ ...d, name: d.tool.name }, verbPlaces) : undefined;
+  const agreed = safe.length === 0 ? readOnlyAgreed({ ...d, name: d.tool.name }) : undefined;
   if (agreed !== undefined) return { class: 'read', evidence: [agreed] };
   if (safe.length === 0) {
     // Say so when a hint claimed safety: the reader sees why it did not count.
