@@ -182,6 +182,7 @@ describe('reach by mechanism: compounds, hints the words explain, verb-last name
   it('reads a storing verb given a new object as create, and any other as before', () => {
     expect(classOf(tool('save_snippet', 'Save a text snippet.'))).toBe('create');
     expect(classOf(tool('spara_anteckning', 'Sparar en ny anteckning.'))).toBe('create');
+    expect(classOf(tool('notiz_speichern', 'Speichert eine neue Notiz.'))).toBe('create');
     expect(classOf(tool('save_profile', 'Save the profile.'))).toBe('unknown');
     expect(classOf(tool('store_setting', 'Stores a value, replacing the existing one.'))).toBe(
       'unknown',

@@ -112,14 +112,16 @@ export function classifyTool(tool: ToolInfo): Classified {
 const STORING_C = compile(STORING_VERBS);
 
 /**
- * A name led by a verb that keeps what it is given (`save_snippet`), whose description gives that
- * verb a new object (`Save a text snippet.`) and says nothing of an existing one, creates: its
- * verb's reading as a change is dropped, and a required path, URL or command slot still counts.
+ * A name whose verb keeps what it is given, first or last where a name puts its verb
+ * (`save_snippet`, `notiz_speichern`), whose description gives that verb a new object (`Save a
+ * text snippet.`) and says nothing of an existing one, creates: its verb's reading as a change is
+ * dropped, and a required path, URL or command slot still counts.
  */
 function storesNew({ tool, description }: Declared, harms: Harms, safe: Safe): void {
-  const lead = wordsOf(tool.name)[0];
+  const words = wordsOf(tool.name);
   const main = clausesOf(stripIdentifiers(description))[0];
-  if (lead === undefined || main === undefined || !matches(STORING_C, lead)) return;
+  const ends = [words[0], words[words.length - 1]];
+  if (main === undefined || !ends.some((w) => w !== undefined && matches(STORING_C, w))) return;
   const at = verbPlaces(main)[0];
   if (at === undefined || !matches(STORING_C, main[at] as string)) return;
   if (!NEW_OBJECT.has(main[at + 1] ?? '')) return;
