@@ -53,6 +53,12 @@ describe('safe tools the probes need are called', () => {
     expect(classOf(tool('ऑर्डर_स्थिति', 'ऑर्डर की स्थिति दिखाता है।'))).toBe('read');
     expect(classOf(tool('उत्पाद', 'उत्पाद खोजता है।'))).toBe('read');
     expect(classOf(tool('उत्पाद', 'सूची दिखाता और फ़ाइलें हटाता है।'))).toBe('destroy');
+    // A noun and करना (do) make one verb: the noun says the act.
+    expect(classOf(tool('खाता', 'खाते का विवरण प्राप्त करता है।'))).toBe('read');
+    const cancels = tool('सदस्यता', 'ग्राहक की सदस्यता रद्द करता है।', {
+      annotations: { readOnlyHint: true },
+    });
+    expect(classOf(cancels)).toBe('destroy');
   });
 
   it('reads a verb of two words where a verb stands (Vietnamese), and a verb joined to "and"', () => {
@@ -123,6 +129,70 @@ describe('safe tools the probes need are called', () => {
         }),
       ),
     ).toBe('read');
+  });
+});
+
+describe('reach by mechanism: compounds, hints the words explain, verb-last names, new objects', () => {
+  it('reads a stem at the head of a longer word as the verb only before an ending', () => {
+    expect(classOf(tool('verzendkosten_berekenen', 'Berekent de verzendkosten.'))).toBe('read');
+    expect(classOf(tool('zahlungsarten_auflisten'))).toBe('read');
+    for (const harm of ['factuur_verzenden', 'rechnung_versendet', 'bestellung_stornieren'])
+      expect(['read', 'create'], harm).not.toContain(classOf(tool(`${harm}`)));
+    expect(classOf(tool('get_and_cancelling', undefined))).toBe('destroy');
+    expect(classOf(tool('list_then_löschungen', undefined))).toBe('destroy');
+  });
+
+  it('lets readOnlyHint count when a description in a language it reads explains the name', () => {
+    const honest = (name: string, description: string | undefined, hints = {}): ToolInfo =>
+      tool(name, description, { annotations: { readOnlyHint: true, ...hints } });
+    const comments = classifyTool(
+      honest('room_comments', 'Comments left in a room, newest first.'),
+    );
+    expect(comments).toEqual({
+      class: 'read',
+      evidence: [
+        'declares readOnlyHint: true; its description names what it returns and no word of it acts',
+      ],
+    });
+    const glued = tool('sequentialthinking', 'A tool for reflective problem-solving.', {
+      annotations: { readOnlyHint: true },
+      title: 'Sequential Thinking',
+    });
+    expect(classOf(glued)).toBe('read');
+    for (const claim of [
+      honest('room_comments', 'Comments left in a room.', { openWorldHint: true }),
+      honest('room_comments', 'Comments left in a room.', { destructiveHint: true }),
+      honest('idojaras', undefined),
+      honest('futa_rekodi', 'Futa rekodi zote za mteja.'),
+      // The clause that names it must be the readable one, not a later one.
+      honest('futarekodi', 'Futa rekodi zote. Records of the customer, in a list.'),
+      honest('bump_priority', 'Bumps the ticket priority one level.'),
+      honest('tandai_comments', 'Comments left in a room, newest first.'),
+      tool('room_comments', 'Comments left in a room, newest first.'),
+    ])
+      expect(['read', 'create'], claim.name).not.toContain(classOf(claim));
+  });
+
+  it('reads a short verb last where a verb-last language puts it', () => {
+    expect(classOf(tool('urun_ara'))).toBe('read');
+    expect(classOf(tool('siparis_bul'))).toBe('read');
+    expect(classOf(tool('kanal_tim'))).toBe('unknown');
+  });
+
+  it('reads a storing verb given a new object as create, and any other as before', () => {
+    expect(classOf(tool('save_snippet', 'Save a text snippet.'))).toBe('create');
+    expect(classOf(tool('spara_anteckning', 'Sparar en ny anteckning.'))).toBe('create');
+    expect(classOf(tool('notiz_speichern', 'Speichert eine neue Notiz.'))).toBe('create');
+    expect(classOf(tool('save_profile', 'Save the profile.'))).toBe('unknown');
+    expect(classOf(tool('store_setting', 'Stores a value, replacing the existing one.'))).toBe(
+      'unknown',
+    );
+    expect(classOf(tool('spara_profil', 'Sparar profilen.'))).toBe('write');
+    expect(classOf(tool('file_ticket', 'File a ticket.'))).toBe('unknown');
+    const toFile = tool('save_report', 'Save a report.', {
+      inputSchema: obj({ filename: { type: 'string' } }, { required: ['filename'] }),
+    });
+    expect(classOf(toFile)).toBe('outside');
   });
 });
 

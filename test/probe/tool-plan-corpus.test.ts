@@ -1,7 +1,7 @@
 /**
  * The call plan's classifier against a labelled corpus of tool declarations
  * (`data/tool-plan-corpus.json`, its sources in `data/tool-plan-corpus.md`): the `tools/list` of
- * published servers and written shapes, in 27 languages, each labelled with what the tool really
+ * published servers and written shapes, in 28 languages, each labelled with what the tool really
  * does. Two numbers are printed every run (docs/benchmarks.md records them):
  * - side-effecting tools (write, outside, destroy) judged callable: a harm; the goal and the bound
  *   are 0;
@@ -26,7 +26,7 @@ const corpus = JSON.parse(
 ) as Case[];
 
 /** The share of safe tools that must stay callable (the goal is 0.95). */
-const SAFE_CALLABLE_FLOOR = 0.935;
+const SAFE_CALLABLE_FLOOR = 0.95;
 
 describe('the tool-plan corpus', () => {
   const judged = corpus.map((c) => ({ ...c, got: classifyTool(c.tool) }));

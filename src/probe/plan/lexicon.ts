@@ -40,7 +40,8 @@ export const READ_VERBS: readonly string[] = [
   'liest', 'suche', 'suchen', 'sucht', 'finde', 'finden', 'findet', 'liste', 'listen',
   'auflisten', 'listet', 'prüfe', 'prüfen', 'prüft', 'ermittle', 'ermitteln', 'ermittelt',
   'berechne', 'berechnen', 'berechnet', 'zähle', 'zählt', 'liefert', 'gibt', 'vorschau',
-  'abfragen', 'übersetze', 'übersetzen', 'übersetzt', 'vergleiche', 'vergleicht',
+  'abfragen', 'übersetze', 'übersetzen', 'übersetzt', 'vergleiche', 'vergleicht', 'zeigen',
+  'zählen', 'vergleichen', 'durchsuchen', 'durchsucht',
   // French
   'obtenir', 'obtient', 'obtiens', 'lister', 'liste', 'listez', 'lire', 'lit', 'lis',
   'afficher', 'affiche', 'chercher', 'cherche', 'rechercher', 'recherche', 'trouver', 'trouve',
@@ -53,26 +54,31 @@ export const READ_VERBS: readonly string[] = [
   'calcular', 'calcula', 'traducir', 'traduce',
   // Portuguese
   'obter', 'obtem', 'listar', 'ler', 'mostra', 'exibir', 'exibe', 'procurar', 'procura',
-  'retorna', 'devolve', 'traduzir', 'visualizar', 'visualiza', 'simular', 'simula',
+  'retorna', 'devolve', 'traduzir', 'visualizar', 'visualiza', 'simular', 'simula', 'pesquisar',
+  'pesquisa', 'pesquise',
   // Italian
   'ottieni', 'ottenere', 'elenca', 'elencare', 'leggi', 'leggere', 'legge', 'mostra',
   'mostrare', 'cerca', 'cercare', 'trova', 'trovare', 'visualizza', 'visualizzare', 'controlla',
   'controllare', 'verificare', 'recuperare', 'restituisce', 'calcola', 'traduci', 'anteprima',
+  'calcolare', 'tradurre', 'confronta', 'confrontare',
   // Dutch
   'haal', 'halen', 'haalt', 'ophalen', 'lijst', 'toon', 'tonen', 'toont', 'lees', 'lezen',
   'leest', 'zoek', 'zoeken', 'zoekt', 'vind', 'vinden', 'vindt', 'bekijk', 'bekijken',
   'controleer', 'controleren', 'bereken', 'berekent', 'berekenen', 'geeft', 'opvragen',
+  'weergeven', 'vertaal', 'vertaalt', 'vertalen', 'vergelijk', 'vergelijkt', 'vergelijken',
   // Polish
   'pobierz', 'pobiera', 'listuj', 'wylistuj', 'czytaj', 'odczytaj', 'odczytuje', 'pokaż',
   'pokazuje', 'wyświetl', 'wyświetla', 'szukaj', 'wyszukaj', 'wyszukuje', 'znajdź',
-  'znajduje', 'sprawdź', 'sprawdza', 'oblicz', 'zwraca', 'podgląd', 'przetłumacz',
+  'znajduje', 'sprawdź', 'sprawdza', 'oblicz', 'oblicza', 'zwraca', 'podgląd', 'przetłumacz',
+  'porównaj',
   // Russian, Ukrainian
   'получить', 'получи', 'получает', 'список', 'прочитать', 'прочитай', 'читать', 'читает',
   'показать', 'покажи', 'показывает', 'найти', 'найди', 'находит', 'поиск', 'искать', 'ищет',
   'проверить', 'проверь', 'проверяет', 'просмотр', 'посмотреть', 'вывести', 'выводит',
   'возвращает', 'вычислить', 'рассчитать', 'перевести', 'переводит',
   'отримати', 'отримує', 'показати', 'показує', 'знайти', 'пошук', 'переглянути', 'перелік',
-  'список', 'прочитати', 'повертає',
+  'список', 'прочитати', 'повертає', 'шукати', 'шукає', 'шукай', 'перевірити', 'перевіряє',
+  'перевір', 'обчислити', 'обчислює', 'перекласти', 'перекладає',
   // Turkish
   'getir', 'getirir', 'listele', 'listeler', 'oku', 'okur', 'göster', 'gösterir', 'ara',
   'arar', 'bul', 'bulur', 'sorgula', 'sorgular', 'görüntüle', 'görüntüler', 'hesapla',
@@ -80,7 +86,7 @@ export const READ_VERBS: readonly string[] = [
   // Swedish, Danish, Norwegian
   'hämta', 'hämtar', 'visa', 'visar', 'lista', 'listar', 'sök', 'söker', 'läs', 'läser',
   'hent', 'henter', 'vis', 'viser', 'søg', 'søger', 'søk', 'søker', 'læs', 'læser', 'les',
-  'leser',
+  'leser', 'hitta', 'hittar', 'finn', 'finner', 'finder',
   // Finnish, Czech, Hungarian, Romanian, Hebrew, Hindi, Indonesian
   'megjelenít*', 'megjelenit*', 'listáz*', 'listaz*', 'kilistáz*', 'kilistaz*', 'keres', 'keresés',
   'lekérdez*', 'מציג', 'מחפש', 'מחזיר', 'הצגת', 'חיפוש', 'बताता', 'दिखाता', 'cek', 'tampil*',
@@ -137,7 +143,7 @@ export const CREATE_VERBS: readonly string[] = [
   'bookmark', 'sketch',
   // German
   'erstelle', 'erstellen', 'erstellt', 'anlegen', 'lege an', 'entwirf', 'entwerfen',
-  'exportiere', 'exportieren', 'exportiert', 'generiere', 'generieren',
+  'exportiere', 'exportieren', 'exportiert', 'generiere', 'generieren', 'generiert',
   // French
   'créer', 'crée', 'créez', 'ouvrir', 'ouvre', 'rédiger', 'exporter', 'exporte', 'générer',
   'génère',
@@ -146,7 +152,8 @@ export const CREATE_VERBS: readonly string[] = [
   'genera', 'criar', 'cria', 'gerar', 'gera', 'creare', 'aprire', 'apri', 'esporta',
   'esportare', 'generare',
   // Dutch, Polish, Russian, Ukrainian, Turkish
-  'aanmaken', 'maak', 'maakt', 'exporteer', 'exporteren', 'utwórz', 'tworzy', 'stwórz',
+  'aanmaken', 'maak', 'maakt', 'creëer', 'creëert', 'creëren', 'genereer', 'genereert',
+  'genereren', 'exporteer', 'exporteren', 'utwórz', 'tworzy', 'stwórz', 'generuj',
   'wygeneruj', 'eksportuj', 'создать', 'создай', 'создаёт', 'создает', 'сгенерировать',
   'экспортировать', 'створити', 'створює', 'oluştur', 'oluşturur',
   // Nordic, Finnish, Czech, Hungarian, Romanian, Greek, Indonesian, Vietnamese
@@ -291,6 +298,15 @@ export const READ_HEADS: ReadonlySet<string> = new Set(
   ).split(' '),
 );
 
+/**
+ * Reader and creator verbs of a language that puts the verb last, in a name as in a sentence
+ * (Turkish `urun_ara`, `siparis_bul`, `kitap_oku`): at the end of a name they are its verb however
+ * short (a short last word of another language is too often a noun to count).
+ */
+export const VERB_LAST: ReadonlySet<string> = new Set(
+  'ara bul oku getir listele goster sorgula hesapla goruntule cevir olustur'.split(' '),
+);
+
 /** First words of a name that ask a question (`is_deleted`, `has_cancelled_orders`): it reads. */
 export const QUESTION_WORDS: ReadonlySet<string> = new Set(
   'is has was can should does did are'.split(' '),
@@ -347,5 +363,71 @@ export const VERB_OPENERS: ReadonlySet<string> = new Set(
     'is are be being will would shall should can could may might must ' +
     'gets get got to also then and or it this tool which that ' +
     'wird werden wurde kann soll est sont sera es son sera e sono sara wordt worden'
+  ).split(' '),
+);
+
+/**
+ * Function words of the languages the lexicon reads (folded): two of one language say a
+ * description is written in it (`plan/agreement.ts`), and so that its words can agree with an
+ * annotation.
+ */
+// prettier-ignore
+export const FUNCTION_WORDS: Readonly<Record<string, readonly string[]>> = {
+  en: 'the a an of in on for to with by from and or is are its this that it as at into per'.split(' '),
+  de: 'der die das den dem des ein eine einen einem einer und oder mit von fur auf im zu ist sind nach aus'.split(' '),
+  fr: 'le la les un une des du de et ou avec pour dans sur par est sont au aux'.split(' '),
+  es: 'el la los las un una unos unas del de y o con para por en es son al'.split(' '),
+  pt: 'o a os as um uma do da dos das de e ou com para por em no na'.split(' '),
+  it: 'il lo la gli le un una uno del della dei delle di e o con per in su al'.split(' '),
+  nl: 'de het een van en of met voor in op is zijn naar uit'.split(' '),
+  pl: 'i w z na do dla oraz lub jest sa od po'.split(' '),
+  sv: 'och en ett i pa for med av till ar den det'.split(' '),
+  da: 'og en et i pa for med af av til er den det'.split(' '),
+  fi: 'ja tai on ovat seka kanssa'.split(' '),
+  cs: 'a v na pro s se z do je jsou nebo'.split(' '),
+  ro: 'si sau cu din in la pe de un o este sunt'.split(' '),
+  id: 'dan atau yang di ke dari untuk dengan adalah ini itu'.split(' '),
+  tr: 've veya bir ile icin bu'.split(' '),
+};
+
+/** Articles and possessives: a word followed by one is a verb with its object (`Bumps the …`). */
+export const ARTICLES: ReadonlySet<string> = new Set(
+  (
+    'the a an its their his her our your my these those each every all any some ' +
+    'der die das den dem des ein eine einen einem einer le la les un une el los las una ' +
+    'o os um uma il lo gli uno het een ett'
+  ).split(' '),
+);
+
+/**
+ * Verbs that keep what they are given: a new object (`Save a text snippet.`) or over an existing
+ * one. They create only when the description gives them a new object ({@link NEW_OBJECT}) and says
+ * nothing of an existing one ({@link EXISTING}); a verb that reaches others or spends (`file`,
+ * `book`, `upload`, `send`) is never one of them.
+ */
+// prettier-ignore
+export const STORING_VERBS: readonly string[] = [
+  'save', 'saves', 'store', 'stores', 'speichere', 'speichern', 'speichert', 'enregistrer',
+  'enregistre', 'sauvegarder', 'sauvegarde', 'guardar', 'guarda', 'salvar', 'salva', 'salvare',
+  'memorizza', 'opslaan', 'sla op', 'zapisz', 'spara', 'sparar', 'gem', 'gemme', 'lagre', 'lagrer',
+  'tallenna', 'ulož', 'uložit', 'uloží', 'mentsd', 'mentse', 'salvează', 'simpan', 'menyimpan',
+  'kaydet', 'сохранить', 'сохрани', 'сохраняет', 'зберегти', 'зберігає',
+];
+
+/** Words that give a verb a new object: an indefinite article, `new`. */
+export const NEW_OBJECT: ReadonlySet<string> = new Set(
+  (
+    'a an new ein eine einen neue neuen neues un une nouveau nouvelle uno una nuevo nueva um uma ' +
+    'novo nova nuovo nuova een nieuwe nieuw ett en ny nytt nya uusi nowa nowy nowe novy novou ' +
+    'uj egy yeni baru новый новую новое новий нову'
+  ).split(' '),
+);
+
+/** Words that say a storing verb acts on what exists: it writes, it does not create. */
+export const EXISTING: ReadonlySet<string> = new Set(
+  (
+    'existing overwrite overwrites overwriting replace replaces replacing current same update ' +
+    'updates bestehend bestehende vorhandene vorhandenen existant existante existente esistente ' +
+    'bestaande existerande eksisterende olemassa olevan existujici mevcut существующий'
   ).split(' '),
 );

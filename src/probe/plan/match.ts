@@ -62,13 +62,45 @@ const GLUE_EXCEPTIONS = new Set(
   ).split(' '),
 );
 
+// What may follow a stem in a Latin-script word for the word to be the stem's verb: an inflection
+// or a derivation of the verb, in one of the languages of `risk-lexicon.ts` (`delet|es`,
+// `lösch|ungen`, `storn|ieren`, `annul|ation`, `usun|ąć`), in three optional parts: a verb-forming
+// infix, a derivation, an inflection. Anything else is a further word glued on, as Germanic and
+// Finno-Ugric languages build compound nouns (`verzend|kosten`: shipping costs; `lösch|taste`).
+const ENDING = new RegExp(
+  '^(?:ier|eer|ov|ow|iz|is|at|ific)?' +
+    '(?:ung|ation|ition|ement|ment|ing|ning|ion|ani|eni|ovani|amento|amenti|imento|imenti|azione|' +
+    'azioni|zione|zioni|acion|aciones|acao|acoes|ption|aminen|ande|ende|end|ant|ent|and|ando|endo|' +
+    'iendo|able|ible|bar|baar|lich|ien|iec|ec|as|es|is|aa)?' +
+    '(?:e|en|er|ern|es|s|a|as|o|os|i|ar|are|ere|ire|ado|ada|ados|adas|ido|ida|idos|idas|t|te|ten|' +
+    'tet|et|st|ed|d|y|u|ia|iu|em|ee|ees|ez|ait|aient|era|erait|eront|ons|ont|eren|eert|eerde|' +
+    'eerden|de|den|ac|uj|uje|ujesz|ie|it|za|ja|je|ne|na|ny|nie|nia|niu|ta|tu|ly|la|le|ies|sa|se|' +
+    'taan|etaan|ler|lar|leri|lari|nir|nen|mek|mak|yor|kan)?$',
+  'u',
+);
+
 /**
- * Whether word `w` is an entry of `c`: the whole word, a stem's word, or (`glued`) the start or end
- * of a glued word of at least seven letters (`deleteall`, `kontoloeschen`). Unspaced entries are
- * matched by {@link unspacedAt}.
+ * Whether `rest`, what follows stem `s` in a word, keeps the word the stem's verb: up to two
+ * letters always, a longer {@link ENDING} (after a doubled consonant: `cancel|ling`), and any
+ * ending in a script other than Latin (Cyrillic, Greek, Arabic inflect at length and glue no nouns
+ * onto a verb).
+ */
+function inflects(s: string, rest: string): boolean {
+  if (rest.length <= 2 || !/\p{Script=Latin}/u.test(rest)) return true;
+  if (ENDING.test(rest)) return true;
+  return rest[0] === s[s.length - 1] && ENDING.test(rest.slice(1));
+}
+
+/**
+ * Whether word `w` is an entry of `c`: the whole word, a stem's word (the stem and an ending), or
+ * (`glued`) the start or end of a glued word of at least seven letters (`deleteall`,
+ * `kontoloeschen`), where the stem may be followed by anything (`supprimercompte`). Unspaced
+ * entries are matched by {@link unspacedAt}.
  */
 export function matches(c: Compiled, w: string, glued = false): boolean {
-  if (c.exact.has(w) || c.stems.some((s) => w.startsWith(s))) return true;
+  if (c.exact.has(w)) return true;
+  if (c.stems.some((s) => w.startsWith(s) && (glued || inflects(s, w.slice(s.length)))))
+    return true;
   if (!glued || w.length < 7 || GLUE_EXCEPTIONS.has(w)) return false;
   for (const e of c.exact)
     if (e.length >= 4 && w.length - e.length >= 3 && (w.startsWith(e) || w.endsWith(e)))

@@ -7,7 +7,7 @@
  * harmful verb beside a safe one wins in the languages `plan/lexicon.ts` reads too, Swedish,
  * Danish, Norwegian, Finnish, Czech, Hungarian, Romanian, Greek, Indonesian, Vietnamese, Arabic,
  * Hebrew and Hindi (their common forms; Arabic verbs as stems, for the pronouns they take). This is the
- * one hand-written list of harm; `plan/classify.ts` holds the rules that read it.
+ * one hand-written list of harm; `plan/` holds the rules that read it (`classify.ts` decides).
  *
  * How an entry matches (after folding, see `words.ts`: lower case, no diacritics, `ß` → `ss`):
  * - `word`: the whole word, or, in a glued name (`deleteall`, `kontoloeschen`), its start or its
@@ -114,6 +114,8 @@ export const DESTROY: readonly string[] = [
   'слить', 'слей', 'объедин*', 'перезапис*', 'сброс*', 'закрыть', 'закрой', 'закрыва*',
   'заблокир*', 'блокир*', 'забан*', 'деактивир*', 'отключ*', 'купить', 'купи', 'уведом*',
   'поделиться', 'пригласи*', 'выгнать', 'исключ*', 'останов*', 'стоп',
+  // Ukrainian
+  'видал*', 'вилуч*', 'скасув*', 'надісл*', 'надсила*', 'відправ*', 'сплат*',
   // Turkish
   'sil', 'siler', 'silme', 'silmek', 'silin', 'silindi', 'siliniz', 'kaldır*', 'iptal*',
   'yok et', 'temizle*', 'boşalt*', 'gönder*', 'yayınla*', 'öde', 'ödeme*', 'havale*', 'iade*',
@@ -238,6 +240,8 @@ export const MODIFY: readonly string[] = [
   // Russian
   'обнов*', 'измен*', 'редактир*', 'установ*', 'включить', 'включи', 'настроить', 'настрой', 'задать', 'задай', 'перемест*', 'переименов*',
   'замен*', 'активир*', 'записать', 'запиши', 'назнач*', 'настро*',
+  // Ukrainian
+  'онов*', 'змін*', 'редагу*', 'відредагу*',
   // Turkish
   'güncelle*', 'değiştir*', 'düzenle*', 'ayarla*', 'taşı', 'yeniden adlandır', 'etkinleştir*',
   'kur', 'yaz', 'ata',
@@ -414,7 +418,7 @@ export const NEGATION_AFTER_CJK: readonly string[] = [
 export const CONJUNCTIONS: readonly string[] = [
   'and', 'then', 'also', 'or', 'und', 'dann', 'sowie', 'oder', 'et', 'puis', 'ensuite', 'ou',
   'y', 'luego', 'e', 'depois', 'poi', 'quindi', 'o', 'dan', 'daarna', 'i', 'oraz',
-  'potem', 'lub', 'и', 'затем', 'потом', 'или', 've', 'sonra', 'ardindan', 'veya',
+  'potem', 'lub', 'и', 'затем', 'потом', 'или', 'і', 'й', 'та', 'або', 'потім', 've', 'sonra', 'ardindan', 'veya',
   'och', 'eller', 'og', 'eller', 'ja', 'sekä', 'tai', 'nebo', 'pak', 'és', 'majd', 'vagy',
   'și', 'apoi', 'sau', 'και', 'ή', 'atau', 'lalu', 'kemudian', 'và', 'hoặc', 'rồi', 'و', 'ثم',
   'أو', 'או', 'ואז', 'और', 'फिर', 'या',
