@@ -21,7 +21,7 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createParser } from 'eventsource-parser';
-import { alphabetSize } from '../probe/trials/task-ids.js';
+import { alphabetSize, predictNext } from '../probe/trials/task-ids.js';
 import {
   MAX_RECORDED_MESSAGE,
   type CaptureLine,
@@ -107,6 +107,24 @@ const parse = (text: string): { value: unknown } | undefined => {
 /** Bits an id can hold: its length times its alphabet's. */
 const bitsOf = (id: string): number => Math.floor(id.length * Math.log2(alphabetSize(new Set(id))));
 
+/** Longest session id the proxy keeps to compare with the next. */
+const MAX_SESSION_ID = 1024;
+
+/**
+ * The last two distinct `Mcp-Session-Id` values handed out (in memory only), to tell whether a
+ * new one counts on from them.
+ */
+class SessionRun {
+  #recent: string[] = [];
+  /** Notes `id`; true when it is new and continues a run of three that count. */
+  counts(id: string): boolean {
+    if (id.length > MAX_SESSION_ID || this.#recent.includes(id)) return false;
+    const run = [...this.#recent, id];
+    this.#recent = run.slice(-2);
+    return run.length === 3 && predictNext(run) !== undefined;
+  }
+}
+
 /** What the request side of one exchange recorded: its line (once written) and its principal. */
 interface RecordedRequest {
   readonly line: Promise<number>;
@@ -152,14 +170,20 @@ function answerHttp(
   path: string,
   answer: IncomingMessage,
   capture: CaptureWriter,
+  sessions: SessionRun,
 ): CaptureLine['http'] {
   const sessionId = answer.headers['mcp-session-id'];
+  const counts = typeof sessionId === 'string' && sessions.counts(sessionId);
   return {
     method: req.method ?? 'GET',
     path: path.slice(0, 1024),
     status: answer.statusCode ?? 0,
     ...(typeof sessionId === 'string' && sessionId !== ''
-      ? { session: capture.digester.digest('session', sessionId), sessionBits: bitsOf(sessionId) }
+      ? {
+          session: capture.digester.digest('session', sessionId),
+          sessionBits: bitsOf(sessionId),
+          ...(counts ? { sessionCounts: true as const } : {}),
+        }
       : {}),
   };
 }
@@ -196,8 +220,9 @@ function observeAnswer(
   path: string,
   capture: CaptureWriter,
   recorded: RecordedRequest,
+  sessions: SessionRun,
 ): void {
-  const http = answerHttp(req, path, answer, capture);
+  const http = answerHttp(req, path, answer, capture, sessions);
   const later = (write: (context: MessageContext) => void): void => {
     void recorded.line.then((re) => {
       const { principal } = recorded;
@@ -228,6 +253,7 @@ function relay(
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const { upstream, capture } = options;
   const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
+  const sessions = new SessionRun();
   return (req, res) => {
     const path = req.url ?? '/';
     const headers = forwardHeaders(req.headers, new Set(['host']));
@@ -246,7 +272,7 @@ function relay(
         res.writeHead(answer.statusCode ?? 502, forwardHeaders(answer.headers, new Set()));
         answer.pipe(res);
         if (capture !== undefined && recorded !== undefined)
-          observeAnswer(answer, req, path, capture, recorded);
+          observeAnswer(answer, req, path, capture, recorded, sessions);
       },
     );
     out.on('error', () => {

@@ -359,7 +359,28 @@ class Judging {
     if (result !== undefined) this.handedOut(r, answer, result);
   }
 
-  /** Guessable ids: short, or three in a row that count; session ids too short. */
+  /** Session ids the proxy saw count on from the two handed out before: the first such, once. */
+  #countingSessions(sessions: readonly CaptureLine[]): void {
+    const firstLines: number[] = [];
+    const seen = new Set<string>();
+    for (const l of sessions) {
+      const digest = l.http?.session as string;
+      if (seen.has(digest)) continue;
+      seen.add(digest);
+      firstLines.push(l.n);
+      if (l.http?.sessionCounts !== true || firstLines.length < 3) continue;
+      const window = firstLines.slice(-3);
+      this.add(
+        'server/guessable-ids',
+        'sequential session',
+        window,
+        `lines ${window.join(', ')} handed out Mcp-Session-Id values that count up`,
+      );
+      return;
+    }
+  }
+
+  /** Guessable ids: short, or three in a row that count; session ids short or counting. */
   guessable(sessions: readonly CaptureLine[]): void {
     for (const [key, list] of this.idsByKey) {
       const short = list.find((x) => idBits(x.id) < MIN_ID_BITS);
@@ -382,6 +403,7 @@ class Judging {
         break;
       }
     }
+    this.#countingSessions(sessions);
     const weak = sessions.find((l) => (l.http?.sessionBits ?? Infinity) < MIN_ID_BITS);
     if (weak !== undefined)
       this.add(
