@@ -60,6 +60,11 @@ export interface CaptureLine {
     readonly session?: string;
     /** Bits an `Mcp-Session-Id` the server handed out can hold (its length × its alphabet's). */
     readonly sessionBits?: number;
+    /**
+     * The session id counts on from the two distinct ones handed out before it (the proxy keeps
+     * those two, never records them): a successor a client could guess.
+     */
+    readonly sessionCounts?: true;
   };
   /** The JSON-RPC message, redacted and bounded; absent when it was not JSON or too large. */
   readonly msg?: unknown;

@@ -4,12 +4,13 @@
  * `stateguard check` would, and report. The judgement reads the capture file back, so the live run
  * and a later `check` of the same file give the same findings by construction.
  */
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { TransportKind } from '../probe/types.js';
 import { REPORTERS, type EvidenceMode, type ReportFormat } from '../report/index.js';
 import type { RunReport } from '../probe/types.js';
 import { sourceRootOf } from '../report/sarif-location.js';
 import { CaptureWriter, parseCapture } from './capture.js';
+import { CaptureFile } from './capture-file.js';
 import { startHttpProxy } from './http-proxy.js';
 import { judge } from './judge.js';
 import type { PrincipalSources } from './principal.js';
@@ -64,10 +65,8 @@ export async function runWatch(
   err: (line: string) => void,
 ): Promise<{ report: RunReport | string; exitCode?: number }> {
   const started = Date.now();
-  const fd = openSync(run.capture, 'w', 0o600);
-  const writer = new CaptureWriter(run.target.kind, run.display, (line) => {
-    writeSync(fd, line);
-  });
+  const file = new CaptureFile(run.capture);
+  const writer = new CaptureWriter(run.target.kind, run.display, file.write);
   let exitCode: number | undefined;
   try {
     if (run.target.kind === 'stdio') {
@@ -102,7 +101,7 @@ export async function runWatch(
       await proxy.close();
     }
   } finally {
-    closeSync(fd);
+    file.close();
   }
   return {
     report: judgeCaptureFile(run.capture, run.target.kind, run.maxAgeMs, started),

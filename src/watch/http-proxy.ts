@@ -21,7 +21,7 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createParser } from 'eventsource-parser';
-import { alphabetSize } from '../probe/trials/task-ids.js';
+import { alphabetSize, predictNext } from '../probe/trials/task-ids.js';
 import {
   MAX_RECORDED_MESSAGE,
   type CaptureLine,
@@ -107,21 +107,157 @@ const parse = (text: string): { value: unknown } | undefined => {
 /** Bits an id can hold: its length times its alphabet's. */
 const bitsOf = (id: string): number => Math.floor(id.length * Math.log2(alphabetSize(new Set(id))));
 
-/** Starts the proxy; resolves once it listens. */
-export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpProxy> {
+/** Longest session id the proxy keeps to compare with the next. */
+const MAX_SESSION_ID = 1024;
+
+/**
+ * The last two distinct `Mcp-Session-Id` values handed out (in memory only), to tell whether a
+ * new one counts on from them.
+ */
+class SessionRun {
+  #recent: string[] = [];
+  /** Notes `id`; true when it is new and continues a run of three that count. */
+  counts(id: string): boolean {
+    if (id.length > MAX_SESSION_ID || this.#recent.includes(id)) return false;
+    const run = [...this.#recent, id];
+    this.#recent = run.slice(-2);
+    return run.length === 3 && predictNext(run) !== undefined;
+  }
+}
+
+/** What the request side of one exchange recorded: its line (once written) and its principal. */
+interface RecordedRequest {
+  readonly line: Promise<number>;
+  principal?: string;
+}
+
+/** Records a copy of the request's body as one capture line, off the relay. */
+function recordRequest(
+  req: IncomingMessage,
+  path: string,
+  capture: CaptureWriter,
+  sources: PrincipalSources,
+): RecordedRequest {
+  const copy = new BodyCopy();
+  const recorded: { line: Promise<number>; principal?: string } = { line: Promise.resolve(0) };
+  recorded.line = new Promise<number>((resolve) => {
+    req.on('data', (chunk: Buffer) => copy.push(chunk));
+    req.on('end', () => {
+      const text = copy.text();
+      const parsed = text === undefined || text === '' ? undefined : parse(text);
+      const principal = principalDigest(capture.digester, sources, req.headers, parsed?.value);
+      if (principal !== undefined) recorded.principal = principal;
+      const token = /^\s*Bearer\s+(\S+)/i.exec(String(req.headers['authorization'] ?? ''))?.[1];
+      if (token !== undefined && principal !== undefined) capture.addSecret(token, principal);
+      const http = { method: req.method ?? 'GET', path: path.slice(0, 1024) };
+      const context = {
+        dir: 'c2s' as const,
+        http,
+        ...(principal === undefined ? {} : { principal }),
+      };
+      if (text === undefined) resolve(capture.recordOversize(copy.bytes, context));
+      else if (text === '') resolve(capture.recordBare(context));
+      else resolve(capture.record(text, context, parsed));
+    });
+    req.on('error', () => resolve(capture.recordBare({ dir: 'c2s' })));
+  });
+  return recorded;
+}
+
+/** The HTTP part of an answer's capture lines: request, status, and a session id's digest. */
+function answerHttp(
+  req: IncomingMessage,
+  path: string,
+  answer: IncomingMessage,
+  capture: CaptureWriter,
+  sessions: SessionRun,
+): CaptureLine['http'] {
+  const sessionId = answer.headers['mcp-session-id'];
+  const counts = typeof sessionId === 'string' && sessions.counts(sessionId);
+  return {
+    method: req.method ?? 'GET',
+    path: path.slice(0, 1024),
+    status: answer.statusCode ?? 0,
+    ...(typeof sessionId === 'string' && sessionId !== ''
+      ? {
+          session: capture.digester.digest('session', sessionId),
+          sessionBits: bitsOf(sessionId),
+          ...(counts ? { sessionCounts: true as const } : {}),
+        }
+      : {}),
+  };
+}
+
+/** Records each event of a server-sent event stream as one line. */
+function observeEvents(
+  answer: IncomingMessage,
+  capture: CaptureWriter,
+  later: (write: (context: MessageContext) => void) => void,
+): void {
+  const decoder = new TextDecoder();
+  let stopped = false;
+  const parser = createParser({
+    maxBufferSize: MAX_RECORDED_MESSAGE,
+    onEvent: (event) => {
+      const parsed = parse(event.data);
+      if (parsed !== undefined) later((context) => capture.record(event.data, context, parsed));
+    },
+    onError: (error) => {
+      if (error.type !== 'max-buffer-size-exceeded') return;
+      stopped = true;
+      later((context) => capture.recordOversize(MAX_RECORDED_MESSAGE, context));
+    },
+  });
+  answer.on('data', (chunk: Buffer) => {
+    if (!stopped) parser.feed(decoder.decode(chunk, { stream: true }));
+  });
+}
+
+/** Records an answer's messages once the request's line is written, in arrival order. */
+function observeAnswer(
+  answer: IncomingMessage,
+  req: IncomingMessage,
+  path: string,
+  capture: CaptureWriter,
+  recorded: RecordedRequest,
+  sessions: SessionRun,
+): void {
+  const http = answerHttp(req, path, answer, capture, sessions);
+  const later = (write: (context: MessageContext) => void): void => {
+    void recorded.line.then((re) => {
+      const { principal } = recorded;
+      write({ dir: 's2c', re, http, ...(principal === undefined ? {} : { principal }) });
+    });
+  };
+  const type = String(answer.headers['content-type'] ?? '').toLowerCase();
+  if (type.startsWith('text/event-stream')) {
+    observeEvents(answer, capture, later);
+    return;
+  }
+  const body = new BodyCopy();
+  answer.on('data', (chunk: Buffer) => body.push(chunk));
+  answer.on('end', () => {
+    const text = body.text();
+    later((context) => {
+      if (text === undefined) capture.recordOversize(body.bytes, context);
+      else if (text.trim() === '') capture.recordBare(context);
+      else capture.record(text, context, parse(text));
+    });
+  });
+}
+
+/** The request handler: relays one exchange, and records a copy of it after each chunk is sent on. */
+function relay(
+  options: HttpProxyOptions,
+  agent: HttpAgent,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const { upstream, capture } = options;
   const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
-  // Connections to the upstream are kept and reused: a new TCP connection per request would add
-  // a handshake to every round trip.
-  const agent = new (upstream.protocol === 'https:' ? HttpsAgent : HttpAgent)({
-    keepAlive: true,
-    noDelay: true,
-  });
-
-  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+  const sessions = new SessionRun();
+  return (req, res) => {
     const path = req.url ?? '/';
-    const copy = new BodyCopy();
     const headers = forwardHeaders(req.headers, new Set(['host']));
+    let recorded: RecordedRequest | undefined;
     const out = send(
       {
         protocol: upstream.protocol,
@@ -135,7 +271,8 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, forwardHeaders(answer.headers, new Set()));
         answer.pipe(res);
-        if (capture !== undefined) observeAnswer(answer);
+        if (capture !== undefined && recorded !== undefined)
+          observeAnswer(answer, req, path, capture, recorded, sessions);
       },
     );
     out.on('error', () => {
@@ -147,91 +284,20 @@ export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpPro
       // The client went away (a cancelled stream): so does the upstream request.
       if (!res.writableFinished) out.destroy();
     });
-    if (capture === undefined) return;
-
     // The copy, off the relay: `pipe` wrote each chunk on before these listeners run.
-    let principal: string | undefined;
-    const recorded = new Promise<number>((resolve) => {
-      req.on('data', (chunk: Buffer) => copy.push(chunk));
-      req.on('end', () => {
-        const text = copy.text();
-        const parsed = text === undefined || text === '' ? undefined : parse(text);
-        principal = principalDigest(
-          capture.digester,
-          options.principal,
-          req.headers,
-          parsed?.value,
-        );
-        const token = /^\s*Bearer\s+(\S+)/i.exec(String(req.headers['authorization'] ?? ''))?.[1];
-        if (token !== undefined && principal !== undefined) capture.addSecret(token, principal);
-        const http = { method: req.method ?? 'GET', path: path.slice(0, 1024) };
-        const context = {
-          dir: 'c2s' as const,
-          http,
-          ...(principal === undefined ? {} : { principal }),
-        };
-        if (text === undefined) resolve(capture.recordOversize(copy.bytes, context));
-        else if (text === '') resolve(capture.recordBare(context));
-        else resolve(capture.record(text, context, parsed));
-      });
-      req.on('error', () => resolve(capture.recordBare({ dir: 'c2s' })));
-    });
-
-    /** Records an answer's messages once the request's line is written, in arrival order. */
-    const observeAnswer = (answer: IncomingMessage): void => {
-      const sessionId = answer.headers['mcp-session-id'];
-      const http: CaptureLine['http'] = {
-        method: req.method ?? 'GET',
-        path: path.slice(0, 1024),
-        status: answer.statusCode ?? 0,
-        ...(typeof sessionId === 'string' && sessionId !== ''
-          ? {
-              session: capture.digester.digest('session', sessionId),
-              sessionBits: bitsOf(sessionId),
-            }
-          : {}),
-      };
-      const later = (write: (context: MessageContext) => void): void => {
-        void recorded.then((re) =>
-          write({ dir: 's2c', re, http, ...(principal === undefined ? {} : { principal }) }),
-        );
-      };
-      const type = String(answer.headers['content-type'] ?? '').toLowerCase();
-      if (type.startsWith('text/event-stream')) {
-        const decoder = new TextDecoder();
-        let stopped = false;
-        const parser = createParser({
-          maxBufferSize: MAX_RECORDED_MESSAGE,
-          onEvent: (event) => {
-            const parsed = parse(event.data);
-            if (parsed !== undefined)
-              later((context) => capture.record(event.data, context, parsed));
-          },
-          onError: (error) => {
-            if (error.type !== 'max-buffer-size-exceeded') return;
-            stopped = true;
-            later((context) => capture.recordOversize(MAX_RECORDED_MESSAGE, context));
-          },
-        });
-        answer.on('data', (chunk: Buffer) => {
-          if (!stopped) parser.feed(decoder.decode(chunk, { stream: true }));
-        });
-        return;
-      }
-      const body = new BodyCopy();
-      answer.on('data', (chunk: Buffer) => body.push(chunk));
-      answer.on('end', () => {
-        const text = body.text();
-        later((context) => {
-          if (text === undefined) capture.recordOversize(body.bytes, context);
-          else if (text.trim() === '') capture.recordBare(context);
-          else capture.record(text, context, parse(text));
-        });
-      });
-    };
+    if (capture !== undefined) recorded = recordRequest(req, path, capture, options.principal);
   };
+}
 
-  const server = createServer({ noDelay: true }, handle);
+/** Starts the proxy; resolves once it listens. */
+export async function startHttpProxy(options: HttpProxyOptions): Promise<HttpProxy> {
+  // Connections to the upstream are kept and reused: a new TCP connection per request would add
+  // a handshake to every round trip.
+  const agent = new (options.upstream.protocol === 'https:' ? HttpsAgent : HttpAgent)({
+    keepAlive: true,
+    noDelay: true,
+  });
+  const server = createServer({ noDelay: true }, relay(options, agent));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
