@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { quote } from 'shell-quote';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fixtureStdioCommand } from '../../src/fixture/stdio.js';
+import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
 import { PRINCIPAL_META_KEY } from '../../src/sdk/principal.js';
 import { parseCapture, type CaptureLine } from '../../src/watch/capture.js';
 import { envelope, parseBody, post, type Json } from '../fixture/driver.js';
