@@ -101,7 +101,7 @@ function stdioWire(base: string): Wire {
 async function httpWire(base: string): Promise<Wire> {
   const server = spawn(
     process.execPath,
-    ['--import', 'tsx', 'src/fixture/main.ts', '--transport', 'http', '--mode', 'fixed'],
+    ['--import', 'tsx', 'harness/fixture/main.ts', '--transport', 'http', '--mode', 'fixed'],
     { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
   );
   children.push(server);
