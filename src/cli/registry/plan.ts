@@ -328,47 +328,85 @@ export function planEntry(item: unknown, place: EntryPlace, o: RegistryPlanOptio
   const parsed = ServerDetail.safeParse(wrapped);
   const name = parsed.success ? parsed.data.name : entryName(item, place.index);
   const version = parsed.success ? parsed.data.version : undefined;
-  const source: ServerSource = {
-    name: version === undefined ? name : `${name}@${shown(version, 60)}`,
-    file: place.file,
-    line: place.index,
-    format: place.format,
+  const entry: PlannedEntry = {
+    name,
+    source: {
+      name: version === undefined ? name : `${name}@${shown(version, 60)}`,
+      file: place.file,
+      line: place.index,
+      format: place.format,
+    },
+    identities: entryIdentities(name, o),
   };
+  if (!parsed.success)
+    return leftAlone(
+      entry,
+      `the entry is not a valid server.json (${shown(firstIssue(parsed.error), 200)})`,
+    );
+  const { status, message } = registryStatus(item);
+  if (status === 'deleted' || (status === 'deprecated' && !o.includeDeprecated))
+    return leftAlone(
+      entry,
+      `its registry status is ${status}${message === undefined ? '' : ` (${shown(message, 160)})`}` +
+        (status === 'deprecated' ? '; --include-deprecated scans it' : ''),
+    );
+  return planOptions(parsed.data, entry, o);
+}
+
+/** What every plan of an entry carries: the name it is reported under, and its identities. */
+interface PlannedEntry {
+  readonly name: string;
+  readonly source: ServerSource;
+  readonly identities: Partial<Record<IdentityName, string>>;
+}
+
+/** The per-server identity variables over the flags. */
+function entryIdentities(
+  name: string,
+  o: RegistryPlanOptions,
+): Partial<Record<IdentityName, string>> {
   const identities: Partial<Record<IdentityName, string>> = {};
   for (const i of ['A', 'B'] as const) {
     const own = o.env[identityVariable(i, name)];
     const v = own !== undefined && own.length > 0 ? own : o.identities[i];
     if (v !== undefined) identities[i] = v;
   }
-  const leftAlone = (
-    why: string,
-    display = `registry:${name}`,
-    transport: ServerPlan['transport'] = 'stdio',
-  ): ServerPlan => ({
-    source,
+  return identities;
+}
+
+/** An entry deliberately not scanned, and why. */
+function leftAlone(
+  entry: PlannedEntry,
+  why: string,
+  display = `registry:${entry.name}`,
+  transport: ServerPlan['transport'] = 'stdio',
+): ServerPlan {
+  return {
+    source: entry.source,
     transport,
     display,
     problem: `${NOT_SCANNED}${why}`,
     headers: [],
-    identities,
+    identities: entry.identities,
     secrets: [],
     warnings: [],
-  });
-  if (!parsed.success)
-    return leftAlone(
-      `the entry is not a valid server.json (${shown(firstIssue(parsed.error), 200)})`,
-    );
-  const { status, message } = registryStatus(item);
-  if (status === 'deleted' || (status === 'deprecated' && !o.includeDeprecated))
-    return leftAlone(
-      `its registry status is ${status}${message === undefined ? '' : ` (${shown(message, 160)})`}` +
-        (status === 'deprecated' ? '; --include-deprecated scans it' : ''),
-    );
-  const server = parsed.data;
+  };
+}
+
+/**
+ * The first of the entry's remotes, then packages, that the scan can use; when none can, the entry
+ * is left alone with every option's reason.
+ */
+function planOptions(
+  server: ServerDetail,
+  entry: PlannedEntry,
+  o: RegistryPlanOptions,
+): ServerPlan {
+  const { name, identities } = entry;
   const remotes = server.remotes ?? [];
   const packages = server.packages ?? [];
   if (remotes.length === 0 && packages.length === 0)
-    return leftAlone('it declares no package and no remote');
+    return leftAlone(entry, 'it declares no package and no remote');
   const reasons: string[] = [];
   // Each option resolves its own inputs: a value one needs is not "missing" for another.
   for (const make of [
@@ -386,7 +424,7 @@ export function planEntry(item: unknown, place: EntryPlace, o: RegistryPlanOptio
     const secrets = inputs.secrets;
     const redactor = createRedactor(ids, secrets);
     return {
-      source,
+      source: entry.source,
       transport: option.target.kind,
       target: option.target,
       display: displayTarget(option.target, redactor),
@@ -401,6 +439,7 @@ export function planEntry(item: unknown, place: EntryPlace, o: RegistryPlanOptio
       ? `${packages[0].registryType}:${packages[0].identifier}`
       : (remotes[0]?.url ?? name);
   return leftAlone(
+    entry,
     [...new Set(reasons)].join('; '),
     shown(first, 200),
     packages.length === 0 ? 'http' : 'stdio',
