@@ -12,11 +12,21 @@ import { timingSafeEqual } from 'node:crypto';
 import { HandleRejectedError, type HandleRejection } from '../errors.js';
 import { encodeBase64url } from '../seal/base64url.js';
 import type { Principal } from '../seal/binding.js';
-import { createPrincipalTagger, describePrincipal } from '../seal/principal-tag.js';
-import { clockOption, readClock } from '../seal/clock.js';
+import {
+  createPrincipalTagger,
+  describePrincipal,
+  type PrincipalTagger,
+} from '../seal/principal-tag.js';
+import { clockOption, readClock, type Clock } from '../seal/clock.js';
 import { createRandomPool } from '../seal/random-pool.js';
 import { IV_BYTES, openEnvelope, sealEnvelope } from '../seal/envelope.js';
-import { createKeyRing, keyedTag, type DerivedKey, type KeysInput } from '../seal/key.js';
+import {
+  createKeyRing,
+  keyedTag,
+  type DerivedKey,
+  type KeyRing,
+  type KeysInput,
+} from '../seal/key.js';
 import {
   decodeHandleClaims,
   encodeHandleClaims,
@@ -118,6 +128,23 @@ function sameTag(a: Buffer | undefined, b: Buffer | undefined): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** What a binder holds: its checked settings, its key ring and its tags. */
+interface Binder {
+  readonly ring: KeyRing;
+  readonly ttlMs: number;
+  readonly maxHandleBytes: number;
+  readonly allowAnonymous: boolean;
+  readonly now: Clock;
+  readonly randomBytes: (n: number) => Buffer;
+  /** The audience's tag under a key of the ring. */
+  readonly audienceTag: (key: DerivedKey) => Buffer;
+  readonly principalTag: PrincipalTagger;
+}
+
+const reject = (reason: HandleRejection): never => {
+  throw new HandleRejectedError(reason);
+};
+
 /**
  * @internal The binder with an injectable source of randomness, for pinned vectors and benches. Use
  * {@link createHandleBinder}.
@@ -126,6 +153,17 @@ export function createHandleBinderWith(
   options: HandleBinderOptions,
   randomBytes: (n: number) => Buffer,
 ): HandleBinder {
+  const binder = createBinder(options, randomBytes);
+  return {
+    issue: (principal, kind, mintOptions) => issueHandle(binder, principal, kind, mintOptions),
+    mint: (principal, kind, mintOptions) =>
+      issueHandle(binder, principal, kind, mintOptions).handle,
+    open: (handle, principal, kind) => openHandle(binder, handle, principal, kind),
+  };
+}
+
+/** Checks the options (TypeError, RangeError) and derives the ring and the audience's tags. */
+function createBinder(options: HandleBinderOptions, randomBytes: (n: number) => Buffer): Binder {
   if (typeof options !== 'object' || options === null) throw new TypeError('options are required');
   const ring = createKeyRing(options.keys, 'handle');
   const { audience } = options;
@@ -136,98 +174,106 @@ export function createHandleBinderWith(
   const maxHandleBytes = positive(options.maxHandleBytes, 512, 'maxHandleBytes');
   const allowAnonymous = options.allowAnonymous === true;
   const now = clockOption(options.now);
-
   // The audience tag depends on the key only: derive it once per key, not per handle. Its input
   // starts with `audience:`, a principal's text with `s:` or `o:`, so the two tags never coincide.
   const audienceTags = new Map(
     ring.all.map((key) => [key, keyedTag(key.tag, `audience:${audience}`, HANDLE_AUDIENCE_BYTES)]),
   );
-  const audienceTag = (key: DerivedKey): Buffer => audienceTags.get(key) as Buffer;
-  // Under the handle sub-key; memoised per principal like the sealer's (see principal-tag.ts).
-  const principalTag = createPrincipalTagger(HANDLE_PRINCIPAL_BYTES);
-  const reject = (reason: HandleRejection): never => {
-    throw new HandleRejectedError(reason);
+  return {
+    ring,
+    ttlMs,
+    maxHandleBytes,
+    allowAnonymous,
+    now,
+    randomBytes,
+    audienceTag: (key) => audienceTags.get(key) as Buffer,
+    // Under the handle sub-key; memoised per principal like the sealer's (see principal-tag.ts).
+    principalTag: createPrincipalTagger(HANDLE_PRINCIPAL_BYTES),
   };
+}
 
-  const issue = (
-    principal: Principal | undefined,
-    kind: string,
-    mintOptions?: MintOptions,
-  ): IssuedHandle => {
-    checkKind(kind);
-    const tag = principalTag(ring.primary, principal);
-    // An empty principal ("", { subject: "" }) tags as none: it is refused here like a missing one,
-    // or every caller resolving to "" would share one another's handles.
-    if (tag === undefined && !allowAnonymous) {
-      throw new TypeError(
-        `a principal is required to mint a handle (see allowAnonymous), got ${describePrincipal(principal)}`,
-      );
-    }
-    const lifetime =
-      mintOptions?.ttlSeconds === undefined
-        ? ttlMs
-        : positive(mintOptions.ttlSeconds, 0, 'ttlSeconds') * 1000;
-    const issuedAt = readClock(now);
-    if (issuedAt === undefined) throw new RangeError('now() must return a time in milliseconds');
-    const expiresAt = issuedAt + Math.ceil(lifetime);
-    const key = ring.primary;
-    // One draw for the id and the IV (seal/random-pool.ts says why draws are pooled).
-    const random = randomBytes(HANDLE_ID_BYTES + IV_BYTES);
-    const handleId = random.subarray(0, HANDLE_ID_BYTES);
-    const plaintext = encodeHandleClaims({
+/** {@link HandleBinder.issue}. */
+function issueHandle(
+  binder: Binder,
+  principal: Principal | undefined,
+  kind: string,
+  mintOptions?: MintOptions,
+): IssuedHandle {
+  checkKind(kind);
+  const { ring } = binder;
+  const tag = binder.principalTag(ring.primary, principal);
+  // An empty principal ("", { subject: "" }) tags as none: it is refused here like a missing one,
+  // or every caller resolving to "" would share one another's handles.
+  if (tag === undefined && !binder.allowAnonymous) {
+    throw new TypeError(
+      `a principal is required to mint a handle (see allowAnonymous), got ${describePrincipal(principal)}`,
+    );
+  }
+  const lifetime =
+    mintOptions?.ttlSeconds === undefined
+      ? binder.ttlMs
+      : positive(mintOptions.ttlSeconds, 0, 'ttlSeconds') * 1000;
+  const issuedAt = readClock(binder.now);
+  if (issuedAt === undefined) throw new RangeError('now() must return a time in milliseconds');
+  const expiresAt = issuedAt + Math.ceil(lifetime);
+  const key = ring.primary;
+  // One draw for the id and the IV (seal/random-pool.ts says why draws are pooled).
+  const random = binder.randomBytes(HANDLE_ID_BYTES + IV_BYTES);
+  const handleId = random.subarray(0, HANDLE_ID_BYTES);
+  const plaintext = encodeHandleClaims({
+    issuedAt,
+    expiresAt,
+    handleId,
+    principalTag: tag,
+    audienceTag: binder.audienceTag(key),
+    kind,
+  });
+  return {
+    handle: sealEnvelope(HANDLE_PREFIX, key, random.subarray(HANDLE_ID_BYTES), plaintext),
+    claims: {
+      handleId: encodeBase64url(handleId),
+      kind,
       issuedAt,
       expiresAt,
-      handleId,
-      principalTag: tag,
-      audienceTag: audienceTag(key),
-      kind,
-    });
-    return {
-      handle: sealEnvelope(HANDLE_PREFIX, key, random.subarray(HANDLE_ID_BYTES), plaintext),
-      claims: {
-        handleId: encodeBase64url(handleId),
-        kind,
-        issuedAt,
-        expiresAt,
-        principalTag: tag && encodeBase64url(tag),
-        keyId: key.kid.toString('hex'),
-      },
-    };
-  };
-
-  return {
-    issue,
-    mint: (principal, kind, mintOptions) => issue(principal, kind, mintOptions).handle,
-
-    open(handle, principal, kind) {
-      checkKind(kind);
-      if (typeof handle !== 'string') return reject('malformed');
-      // Before any decoding: an attacker must not make us base64-decode megabytes.
-      if (handle.length > maxHandleBytes) return reject('too-large');
-      const opened = openEnvelope(HANDLE_PREFIX, ring, handle);
-      if (!opened.ok) return reject(opened.reason);
-      const claims = decodeHandleClaims(opened.plaintext);
-      if (claims === undefined) return reject('malformed');
-      if (!sameTag(claims.audienceTag, audienceTag(opened.key))) return reject('audience');
-      // Who and what come before expiry, so a log shows a cross-principal attempt even when the
-      // stolen handle is also stale.
-      const expected = principalTag(opened.key, principal);
-      if (expected === undefined && !allowAnonymous) return reject('principal');
-      if (!sameTag(claims.principalTag, expected)) return reject('principal');
-      if (claims.kind !== kind) return reject('kind');
-      // A clock that cannot say what time it is cannot prove a handle unexpired: fail closed (a
-      // comparison with NaN is false, so `now() >= expiresAt` alone would open it forever).
-      const at = readClock(now);
-      if (at === undefined || at >= claims.expiresAt) return reject('expired');
-      return {
-        handleId: encodeBase64url(claims.handleId),
-        kind: claims.kind,
-        issuedAt: claims.issuedAt,
-        expiresAt: claims.expiresAt,
-        principalTag: claims.principalTag && encodeBase64url(claims.principalTag),
-        keyId: opened.key.kid.toString('hex'),
-      };
+      principalTag: tag && encodeBase64url(tag),
+      keyId: key.kid.toString('hex'),
     },
+  };
+}
+
+/** {@link HandleBinder.open}: authenticate, then audience, principal, kind and expiry. */
+function openHandle(
+  binder: Binder,
+  handle: unknown,
+  principal: Principal | undefined,
+  kind: string,
+): HandleClaims {
+  checkKind(kind);
+  if (typeof handle !== 'string') return reject('malformed');
+  // Before any decoding: an attacker must not make us base64-decode megabytes.
+  if (handle.length > binder.maxHandleBytes) return reject('too-large');
+  const opened = openEnvelope(HANDLE_PREFIX, binder.ring, handle);
+  if (!opened.ok) return reject(opened.reason);
+  const claims = decodeHandleClaims(opened.plaintext);
+  if (claims === undefined) return reject('malformed');
+  if (!sameTag(claims.audienceTag, binder.audienceTag(opened.key))) return reject('audience');
+  // Who and what come before expiry, so a log shows a cross-principal attempt even when the
+  // stolen handle is also stale.
+  const expected = binder.principalTag(opened.key, principal);
+  if (expected === undefined && !binder.allowAnonymous) return reject('principal');
+  if (!sameTag(claims.principalTag, expected)) return reject('principal');
+  if (claims.kind !== kind) return reject('kind');
+  // A clock that cannot say what time it is cannot prove a handle unexpired: fail closed (a
+  // comparison with NaN is false, so `now() >= expiresAt` alone would open it forever).
+  const at = readClock(binder.now);
+  if (at === undefined || at >= claims.expiresAt) return reject('expired');
+  return {
+    handleId: encodeBase64url(claims.handleId),
+    kind: claims.kind,
+    issuedAt: claims.issuedAt,
+    expiresAt: claims.expiresAt,
+    principalTag: claims.principalTag && encodeBase64url(claims.principalTag),
+    keyId: opened.key.kid.toString('hex'),
   };
 }
 
