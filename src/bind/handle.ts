@@ -8,9 +8,9 @@
  * keyed tag) but under its own HKDF sub-key and prefix: a sealed state never opens as a handle, nor a
  * handle as a state.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { HandleRejectedError, type HandleRejection } from '../errors.js';
 import { encodeBase64url } from '../seal/base64url.js';
+import { positiveOption, sameTag } from '../seal/checks.js';
 import type { Principal } from '../seal/binding.js';
 import {
   createPrincipalTagger,
@@ -112,22 +112,6 @@ export function checkKind(kind: unknown): string {
   return kind;
 }
 
-function positive(value: number | undefined, fallback: number, name: string): number {
-  const v = value ?? fallback;
-  // Stryker disable next-line ConditionalExpression: Number.isFinite is false for every non-number, so dropping the typeof test (there for TypeScript's narrowing) changes no answer.
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) {
-    throw new RangeError(`${name} must be a positive finite number, got ${typeof v}`);
-  }
-  return v;
-}
-
-/** Constant-time equality of two optional tags; presence must match too (fail closed on drift). */
-function sameTag(a: Buffer | undefined, b: Buffer | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  // Stryker disable next-line ConditionalExpression: both tags always have the same length here (decodeHandleClaims takes fixed-size fields, keyedTag cuts to the same sizes), so the length test never decides.
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 /** What a binder holds: its checked settings, its key ring and its tags. */
 interface Binder {
   readonly ring: KeyRing;
@@ -170,8 +154,8 @@ function createBinder(options: HandleBinderOptions, randomBytes: (n: number) => 
   if (typeof audience !== 'string' || audience.length === 0) {
     throw new TypeError(`audience must be a non-empty string, got ${typeof audience}`);
   }
-  const ttlMs = positive(options.ttlSeconds, 3600, 'ttlSeconds') * 1000;
-  const maxHandleBytes = positive(options.maxHandleBytes, 512, 'maxHandleBytes');
+  const ttlMs = positiveOption('ttlSeconds', options.ttlSeconds, 3600) * 1000;
+  const maxHandleBytes = positiveOption('maxHandleBytes', options.maxHandleBytes, 512);
   const allowAnonymous = options.allowAnonymous === true;
   const now = clockOption(options.now);
   // The audience tag depends on the key only: derive it once per key, not per handle. Its input
@@ -212,7 +196,7 @@ function issueHandle(
   const lifetime =
     mintOptions?.ttlSeconds === undefined
       ? binder.ttlMs
-      : positive(mintOptions.ttlSeconds, 0, 'ttlSeconds') * 1000;
+      : positiveOption('ttlSeconds', mintOptions.ttlSeconds, 0) * 1000;
   const issuedAt = readClock(binder.now);
   if (issuedAt === undefined) throw new RangeError('now() must return a time in milliseconds');
   const expiresAt = issuedAt + Math.ceil(lifetime);

@@ -17,6 +17,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { SessionRejection } from '../errors.js';
 import type { Principal } from '../seal/binding.js';
+import { positiveOption } from '../seal/checks.js';
 import { describePrincipal, principalTagText } from '../seal/principal-tag.js';
 import { clockOption, readClock, type Clock } from '../seal/clock.js';
 import { createQuotaIndex, quotaOption } from './quota.js';
@@ -85,13 +86,6 @@ interface Entry<S> {
 
 const TAG_BYTES = 32;
 
-function positive(name: string, value: unknown, fallback: number): number {
-  const v = value ?? fallback;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
-    throw new RangeError(`${name} must be a positive finite number, got ${typeof value}`);
-  return v;
-}
-
 /**
  * Creates a session binding.
  *
@@ -145,9 +139,11 @@ interface Sessions<S> {
 
 /** Checks the options (RangeError) and starts with no session. */
 function createSessions<S>(options: SessionBindingOptions<S>): Sessions<S> {
-  const idleMs = positive('idleSeconds', options.idleSeconds, 3600) * 1000;
-  const max = Math.floor(positive('maxSessions', options.maxSessions, 10_000));
-  const maxIdBytes = Math.floor(positive('maxSessionIdBytes', options.maxSessionIdBytes, 256));
+  const idleMs = positiveOption('idleSeconds', options.idleSeconds, 3600) * 1000;
+  const max = Math.floor(positiveOption('maxSessions', options.maxSessions, 10_000));
+  const maxIdBytes = Math.floor(
+    positiveOption('maxSessionIdBytes', options.maxSessionIdBytes, 256),
+  );
   const quota = createQuotaIndex(
     quotaOption('maxSessionsPerPrincipal', options.maxSessionsPerPrincipal, 100),
   );

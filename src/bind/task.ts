@@ -14,6 +14,7 @@
  */
 import { HandleRejectedError, type HandleRejection } from '../errors.js';
 import type { Principal } from '../seal/binding.js';
+import { positiveOption } from '../seal/checks.js';
 import type { KeysInput } from '../seal/key.js';
 import { createHandleBinder, type HandleBinder, type MintOptions } from './handle.js';
 import { createQuotaIndex, quotaOption } from './quota.js';
@@ -108,13 +109,6 @@ export interface TaskGuard<T> {
 
 const KIND = 'task';
 
-function positive(value: number | undefined, fallback: number, name: string): number {
-  const v = value ?? fallback;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
-    throw new RangeError(`${name} must be a positive finite number, got ${typeof v}`);
-  return v;
-}
-
 /**
  * Create a task guard: the store a `tasks/get`, `tasks/update` and `tasks/cancel` handler reads
  * through. Records live in this process's memory; the ids themselves verify without it (a fleet
@@ -128,14 +122,14 @@ function positive(value: number | undefined, fallback: number, name: string): nu
  */
 export function createTaskGuard<T>(options: TaskGuardOptions): TaskGuard<T> {
   if (typeof options !== 'object' || options === null) throw new TypeError('options are required');
-  const ttlSeconds = positive(options.ttlSeconds, 3600, 'ttlSeconds');
-  const maxTasks = Math.floor(positive(options.maxTasks, 10_000, 'maxTasks'));
+  const ttlSeconds = positiveOption('ttlSeconds', options.ttlSeconds, 3600);
+  const maxTasks = Math.floor(positiveOption('maxTasks', options.maxTasks, 10_000));
   const now = options.now ?? Date.now;
   const binder: HandleBinder = createHandleBinder({
     keys: options.keys,
     audience: options.audience,
     ttlSeconds,
-    maxHandleBytes: positive(options.maxTaskIdBytes, 512, 'maxTaskIdBytes'),
+    maxHandleBytes: positiveOption('maxTaskIdBytes', options.maxTaskIdBytes, 512),
     ...(options.allowAnonymous === true ? { allowAnonymous: true } : {}),
     now,
   });

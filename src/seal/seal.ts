@@ -2,8 +2,8 @@
  * The `requestState` sealer: AES-256-GCM under an HKDF sub-key, bound to principal, request and
  * audience, with a per-round expiry and an absolute flow deadline.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { StateRejectedError, type StateRejection } from '../errors.js';
+import { positiveOption, sameTag } from './checks.js';
 import type { StateBinding } from './binding.js';
 import {
   decodeClaims,
@@ -102,22 +102,6 @@ function checkBinding(binding: StateBinding): void {
   }
 }
 
-function positiveSeconds(value: number | undefined, fallback: number, name: string): number {
-  const v = value ?? fallback;
-  // Stryker disable next-line ConditionalExpression: Number.isFinite is false for every non-number, so dropping the typeof test (there for TypeScript's narrowing) changes no answer.
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) {
-    throw new RangeError(`${name} must be a positive finite number, got ${typeof v}`);
-  }
-  return v;
-}
-
-/** Constant-time equality of two optional tags; presence must match too (fail closed on drift). */
-function sameTag(a: Buffer | undefined, b: Buffer | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  // Stryker disable next-line ConditionalExpression: both tags always have the same length here (decodeClaims takes fixed-size fields, the tags and digests are computed at those sizes), so the length test never decides.
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 /** What a sealer holds: its checked settings, its key ring and its digesters. */
 interface Sealer {
   readonly ring: KeyRing;
@@ -164,9 +148,9 @@ function createSealer(options: StateSealerOptions, randomBytes: RandomSource): S
   if (Buffer.byteLength(audience, 'utf8') > 255) {
     throw new RangeError('audience must be at most 255 bytes');
   }
-  const ttlMs = positiveSeconds(options.ttlSeconds, 600, 'ttlSeconds') * 1000;
-  const flowTtlMs = positiveSeconds(options.flowTtlSeconds, 3600, 'flowTtlSeconds') * 1000;
-  const maxTokenBytes = positiveSeconds(options.maxTokenBytes, 8192, 'maxTokenBytes');
+  const ttlMs = positiveOption('ttlSeconds', options.ttlSeconds, 600) * 1000;
+  const flowTtlMs = positiveOption('flowTtlSeconds', options.flowTtlSeconds, 3600) * 1000;
+  const maxTokenBytes = positiveOption('maxTokenBytes', options.maxTokenBytes, 8192);
   const now = clockOption(options.now);
   // One digester each: arguments and questions alternate within a round, and each keeps its last.
   const argsDigest = createDigester();
