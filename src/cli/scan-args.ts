@@ -26,6 +26,7 @@ import { headerLine, RESERVED_HEADERS, type HeaderLine } from './header-line.js'
 import { connectionPolicy, target } from './scan-target.js';
 import { ENGINE_FORMAT, engineInput, type EngineInput } from './engine-env.js';
 import { identityWarnings } from './scan-warnings.js';
+import { ENV_NAME } from './env-name.js';
 import { stdioLaunchEnv } from './stdio-env.js';
 import type { RegistryRequest } from './registry-command.js';
 import { registryRequest, REGISTRY_ONLY_FLAGS } from './registry/args.js';
@@ -455,7 +456,7 @@ function serverOptions(who: ScanIdentities, env: NodeJS.ProcessEnv, reach: ScanR
       ...(who.a !== undefined ? { A: who.a } : {}),
       ...(who.b !== undefined ? { B: who.b } : {}),
     },
-    carrier: (who.identityHeader?.name ?? 'authorization').toLowerCase(),
+    carrier: carrierOf(who.identityHeader),
     ...(reach.tls ? { tls: reach.tls } : {}),
     ...(reach.connection ? { connection: reach.connection } : {}),
   };
@@ -468,7 +469,7 @@ function identityCarriers(
 ): Pick<ScanIdentities, 'identityHeader' | 'identityEnv'> {
   const identityHeader = headerLine('identity-header', values['identity-header'], true);
   const identityEnv = values['identity-env'];
-  if (identityEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(identityEnv))
+  if (identityEnv !== undefined && !ENV_NAME.test(identityEnv))
     throw new ProbeUsageError('--identity-env takes an environment variable name, e.g. API_TOKEN');
   if (identityHeader !== undefined && tgt !== undefined && tgt.kind !== 'http')
     throw new ProbeUsageError('--identity-header applies to --http targets only');
@@ -504,9 +505,14 @@ function launchEnv(
     );
   if (source.fromRegistry)
     for (const name of named)
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      if (!ENV_NAME.test(name))
         throw new ProbeUsageError(`--env takes an environment variable name, e.g. API_TOKEN`);
   return tgt?.kind === 'stdio' ? stdioLaunchEnv(named, values['env-file'], env) : undefined;
+}
+
+/** The header that carries the identities, lower-cased: `--identity-header`, or `authorization`. */
+function carrierOf(identityHeader: HeaderLine | undefined): string {
+  return (identityHeader?.name ?? 'authorization').toLowerCase();
 }
 
 /** `--header` lines: HTTP only, and never a header the scanner sends or the identities ride in. */
@@ -518,7 +524,7 @@ function extraHeaders(
   const headers = lines.map((h) => headerLine('header', h, false) as HeaderLine);
   if (headers.length > 0 && tgt?.kind !== 'http')
     throw new ProbeUsageError('--header applies to --http targets only');
-  const carrier = (identityHeader?.name ?? 'authorization').toLowerCase();
+  const carrier = carrierOf(identityHeader);
   for (const h of headers) {
     const lower = h.name.toLowerCase();
     if (RESERVED_HEADERS.has(lower))

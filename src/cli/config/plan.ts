@@ -66,6 +66,20 @@ export function identityVariable(identity: IdentityName, server: string): string
   return `STATEGUARD_IDENTITY_${identity}__${server.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
 
+/** A server's identities: its own {@link identityVariable}s over the flags' (empty ones unset). */
+export function serverIdentities(
+  server: string,
+  options: Pick<PlanOptions, 'env' | 'identities'>,
+): Partial<Record<IdentityName, string>> {
+  const identities: Partial<Record<IdentityName, string>> = {};
+  for (const i of ['A', 'B'] as const) {
+    const own = options.env[identityVariable(i, server)];
+    const v = own !== undefined && own.length > 0 ? own : options.identities[i];
+    if (v !== undefined) identities[i] = v;
+  }
+  return identities;
+}
+
 /** The largest env file read. */
 export const MAX_ENV_FILE_BYTES = 1024 * 1024;
 /** Values shorter than this are not redacted: `1` or `true` would blank out half the evidence. */
@@ -164,7 +178,7 @@ export function planServer(server: ConfigServer, options: PlanOptions): ServerPl
   return planRemote(spec, plan);
 }
 
-/** The substitution and the identities: the per-server variables over the flags. */
+/** The substitution and the server's identities. */
 function planContext(server: ConfigServer, options: PlanOptions): PlanContext {
   const { source } = server;
   const ctx: SubstitutionContext = {
@@ -173,15 +187,7 @@ function planContext(server: ConfigServer, options: PlanOptions): PlanContext {
     workspaceFolder: server.workspaceFolder,
   };
   const { sub, unresolved, secrets } = substituter(ctx);
-  const own = (identity: IdentityName): string | undefined => {
-    const v = options.env[identityVariable(identity, source.name)];
-    return v !== undefined && v.length > 0 ? v : options.identities[identity];
-  };
-  const identities: Partial<Record<IdentityName, string>> = {};
-  for (const i of ['A', 'B'] as const) {
-    const v = own(i);
-    if (v !== undefined) identities[i] = v;
-  }
+  const identities = serverIdentities(source.name, options);
   const redacted = (extra: readonly { name: string; value: string }[]): ExtraSecret[] =>
     [...secrets, ...extra]
       .filter((s) => s.value.length >= MIN_REDACTED)

@@ -23,7 +23,7 @@ import type { ConnectionPolicy } from '../../probe/target/http-connection.js';
 import { visibleLine } from '../../report/visible.js';
 import { RESERVED_HEADERS, type HeaderLine } from '../header-line.js';
 import { minimalNames, stdioEnv } from '../config/minimal-env.js';
-import { identityVariable, MIN_REDACTED, NOT_SCANNED, type ServerPlan } from '../config/plan.js';
+import { MIN_REDACTED, NOT_SCANNED, serverIdentities, type ServerPlan } from '../config/plan.js';
 import {
   firstIssue,
   ServerDetail,
@@ -33,6 +33,7 @@ import {
   type RegistryPackage,
   type RegistryTransport,
 } from './schema.js';
+import { ENV_NAME } from '../env-name.js';
 
 /** What every entry's plan shares: the flags and the scanner's environment. */
 export interface RegistryPlanOptions {
@@ -68,7 +69,6 @@ const NPM_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
 const EXACT_VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 /** A flag a named argument may be. */
 const FLAG = /^--?[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Variables an entry may not set: they steer npx, npm or Node rather than the server. */
 const STEERING = /^(?:NODE_OPTIONS|NODE_PATH|NPM_CONFIG_.*|npm_config_.*|LD_.*|DYLD_.*)$/;
 
@@ -336,7 +336,7 @@ export function planEntry(item: unknown, place: EntryPlace, o: RegistryPlanOptio
       line: place.index,
       format: place.format,
     },
-    identities: entryIdentities(name, o),
+    identities: serverIdentities(name, o),
   };
   if (!parsed.success)
     return leftAlone(
@@ -358,20 +358,6 @@ interface PlannedEntry {
   readonly name: string;
   readonly source: ServerSource;
   readonly identities: Partial<Record<IdentityName, string>>;
-}
-
-/** The per-server identity variables over the flags. */
-function entryIdentities(
-  name: string,
-  o: RegistryPlanOptions,
-): Partial<Record<IdentityName, string>> {
-  const identities: Partial<Record<IdentityName, string>> = {};
-  for (const i of ['A', 'B'] as const) {
-    const own = o.env[identityVariable(i, name)];
-    const v = own !== undefined && own.length > 0 ? own : o.identities[i];
-    if (v !== undefined) identities[i] = v;
-  }
-  return identities;
 }
 
 /** An entry deliberately not scanned, and why. */
