@@ -121,6 +121,41 @@ const KIND = 'task';
  * const task = tasks.get(params.taskId, principalOf(ctx));
  */
 export function createTaskGuard<T>(options: TaskGuardOptions): TaskGuard<T> {
+  const tasks = createTasks<T>(options);
+  const { records } = tasks;
+  return {
+    create: (principal, record, mintOptions) => createTask(tasks, principal, record, mintOptions),
+    get: (taskId, principal) =>
+      (records.get(keyOf(tasks, taskId, principal)) as { record: T }).record,
+    update(taskId, principal, record) {
+      const key = keyOf(tasks, taskId, principal);
+      const held = records.get(key) as { expiresAt: number; owner: string };
+      records.set(key, { record, expiresAt: held.expiresAt, owner: held.owner });
+    },
+    delete(taskId, principal) {
+      const key = keyOf(tasks, taskId, principal);
+      const held = records.get(key) as { record: T };
+      drop(tasks, key);
+      return held.record;
+    },
+    get size() {
+      return records.size;
+    },
+  };
+}
+
+/** What a task guard holds: the binder that mints and opens ids, the records and their quota. */
+interface Tasks<T> {
+  readonly binder: HandleBinder;
+  readonly quota: ReturnType<typeof createQuotaIndex>;
+  readonly records: Map<string, { record: T; expiresAt: number; owner: string }>;
+  readonly maxTasks: number;
+  readonly now: () => number;
+  readonly onRejected: TaskGuardOptions['onRejected'];
+}
+
+/** Checks the options (TypeError, RangeError) and starts with no task. */
+function createTasks<T>(options: TaskGuardOptions): Tasks<T> {
   if (typeof options !== 'object' || options === null) throw new TypeError('options are required');
   const ttlSeconds = positiveOption('ttlSeconds', options.ttlSeconds, 3600);
   const maxTasks = Math.floor(positiveOption('maxTasks', options.maxTasks, 10_000));
@@ -136,72 +171,67 @@ export function createTaskGuard<T>(options: TaskGuardOptions): TaskGuard<T> {
   const quota = createQuotaIndex(
     quotaOption('maxTasksPerPrincipal', options.maxTasksPerPrincipal, 1_000),
   );
-  const records = new Map<string, { record: T; expiresAt: number; owner: string }>();
-  /** Forget a task, in the records and in its principal's quota. */
-  const drop = (key: string): void => {
-    const held = records.get(key);
-    if (held === undefined) return;
-    records.delete(key);
-    quota.remove(held.owner, key);
-  };
-  const refuse = (reason: TaskRejection): never => {
-    options.onRejected?.(reason);
-    throw new TaskNotFoundError(reason);
-  };
-  /** The store key of a task id the caller owns: the binder checks principal, audience, expiry. */
-  const keyOf = (taskId: unknown, principal: Principal | undefined): string => {
-    try {
-      const key = handleStoreKey(binder.open(taskId, principal, KIND));
-      const held = records.get(key);
-      if (held === undefined || held.expiresAt <= now()) return refuse('unknown');
-      return key;
-    } catch (error) {
-      if (error instanceof HandleRejectedError) return refuse(error.reason);
-      throw error;
-    }
-  };
-  /** Room for one more task of `owner` (`''` for anonymous tasks, which no quota counts). */
-  const makeRoom = (owner: string): void => {
-    if (records.size >= maxTasks) {
-      const at = now();
-      for (const [key, held] of records) if (held.expiresAt <= at) drop(key);
-    }
-    // A principal at its quota loses its own oldest; a full store, the oldest of whoever holds the
-    // most (quota.ts). Its creator then gets TASK_NOT_FOUND, as for an expired task; the store
-    // never grows without bound on a client's say-so, and never shrinks on another client's.
-    for (
-      let victim = quota.victim(owner, records.size >= maxTasks, owner === '');
-      victim !== undefined;
-      victim = quota.victim(owner, records.size >= maxTasks, owner === '')
-    ) {
-      drop(victim[1]);
-      quota.remove(victim[0], victim[1]);
-    }
-  };
-  return {
-    create(principal, record, mintOptions) {
-      const { handle, claims } = binder.issue(principal, KIND, mintOptions);
-      const owner = claims.principalTag ?? '';
-      makeRoom(owner);
-      const key = handleStoreKey(claims);
-      records.set(key, { record, expiresAt: claims.expiresAt, owner });
-      quota.add(owner, key);
-      return { taskId: handle, createdAt: claims.issuedAt, expiresAt: claims.expiresAt };
-    },
-    get: (taskId, principal) => (records.get(keyOf(taskId, principal)) as { record: T }).record,
-    update(taskId, principal, record) {
-      const key = keyOf(taskId, principal);
-      const held = records.get(key) as { expiresAt: number; owner: string };
-      records.set(key, { record, expiresAt: held.expiresAt, owner: held.owner });
-    },
-    delete(taskId, principal) {
-      const key = keyOf(taskId, principal);
-      const held = records.get(key) as { record: T };
-      drop(key);
-      return held.record;
-    },
-    get size() {
-      return records.size;
-    },
-  };
+  return { binder, quota, records: new Map(), maxTasks, now, onRejected: options.onRejected };
+}
+
+/** {@link TaskGuard.create}. */
+function createTask<T>(
+  tasks: Tasks<T>,
+  principal: Principal | undefined,
+  record: T,
+  mintOptions: MintOptions | undefined,
+): CreatedTask {
+  const { handle, claims } = tasks.binder.issue(principal, KIND, mintOptions);
+  const owner = claims.principalTag ?? '';
+  makeRoom(tasks, owner);
+  const key = handleStoreKey(claims);
+  tasks.records.set(key, { record, expiresAt: claims.expiresAt, owner });
+  tasks.quota.add(owner, key);
+  return { taskId: handle, createdAt: claims.issuedAt, expiresAt: claims.expiresAt };
+}
+
+/** Forget a task, in the records and in its principal's quota. */
+function drop(tasks: Tasks<unknown>, key: string): void {
+  const held = tasks.records.get(key);
+  if (held === undefined) return;
+  tasks.records.delete(key);
+  tasks.quota.remove(held.owner, key);
+}
+
+function refuse(tasks: Tasks<unknown>, reason: TaskRejection): never {
+  tasks.onRejected?.(reason);
+  throw new TaskNotFoundError(reason);
+}
+
+/** The store key of a task id the caller owns: the binder checks principal, audience, expiry. */
+function keyOf(tasks: Tasks<unknown>, taskId: unknown, principal: Principal | undefined): string {
+  try {
+    const key = handleStoreKey(tasks.binder.open(taskId, principal, KIND));
+    const held = tasks.records.get(key);
+    if (held === undefined || held.expiresAt <= tasks.now()) return refuse(tasks, 'unknown');
+    return key;
+  } catch (error) {
+    if (error instanceof HandleRejectedError) return refuse(tasks, error.reason);
+    throw error;
+  }
+}
+
+/** Room for one more task of `owner` (`''` for anonymous tasks, which no quota counts). */
+function makeRoom(tasks: Tasks<unknown>, owner: string): void {
+  const { records, quota, maxTasks } = tasks;
+  if (records.size >= maxTasks) {
+    const at = tasks.now();
+    for (const [key, held] of records) if (held.expiresAt <= at) drop(tasks, key);
+  }
+  // A principal at its quota loses its own oldest; a full store, the oldest of whoever holds the
+  // most (quota.ts). Its creator then gets TASK_NOT_FOUND, as for an expired task; the store
+  // never grows without bound on a client's say-so, and never shrinks on another client's.
+  for (
+    let victim = quota.victim(owner, records.size >= maxTasks, owner === '');
+    victim !== undefined;
+    victim = quota.victim(owner, records.size >= maxTasks, owner === '')
+  ) {
+    drop(tasks, victim[1]);
+    quota.remove(victim[0], victim[1]);
+  }
 }
