@@ -278,8 +278,60 @@ export function gate(failOn: ActionInputs['failOn'], code: number): number {
   return code;
 }
 
+/** The step's checked inputs and where SARIF results point, or the exit code of a bad input. */
+interface StepInputs {
+  readonly inputs: ActionInputs;
+  readonly roots: ReturnType<typeof sourceRootOf>;
+  readonly sarifLocation: RenderOptions['sarifLocation'];
+}
+
+/** The files the step writes, in a fresh folder under the runner's temp. */
+interface StepFiles {
+  readonly report: string;
+  readonly sarif: string;
+  readonly markdown: string;
+}
+
 /** Runs the step; resolves with its exit code. */
 export async function runAction(io: ActionIo): Promise<number> {
+  const { env, out } = io;
+  const step = readStepInputs(io);
+  if (typeof step === 'number') return step;
+  const { inputs } = step;
+  const dir = join(env.RUNNER_TEMP || tmpdir(), `stateguard-${randomUUID()}`);
+  mkdirSync(dir, { recursive: true });
+  const files: StepFiles = {
+    report: join(dir, 'stateguard.json'),
+    sarif: join(dir, 'stateguard.sarif'),
+    markdown: join(dir, 'stateguard.md'),
+  };
+  const code = await startAndScan(inputs, files, io);
+  if (code === 'not started') return 2;
+  if (!REPORTED.has(code)) {
+    out(`::error title=stateguard::the scan ended with exit code ${code} and no report`);
+    writeOutputs(env.GITHUB_OUTPUT, { 'exit-code': code });
+    return code;
+  }
+  const report = JSON.parse(readFileSync(files.report, 'utf8')) as RunReport | CombinedReport;
+  writeReports(report, step, files, env);
+  const tally = counts(report);
+  writeOutputs(env.GITHUB_OUTPUT, {
+    'exit-code': code,
+    'sarif-file': files.sarif,
+    'report-file': files.report,
+    'markdown-file': files.markdown,
+    ...tally,
+  });
+  const exit = gate(inputs.failOn, code);
+  const what = outcomeLine(code, tally);
+  if (exit !== 0)
+    out(`::error title=stateguard::${commandText(`${what}; fail-on ${inputs.failOn}`)}`);
+  else if (code !== 0) out(`::warning title=stateguard::${commandText(what)}`);
+  return exit;
+}
+
+/** The inputs, masked before they are even checked; a bad one is an error annotation and exit 2. */
+function readStepInputs(io: ActionIo): StepInputs | number {
   const { env, out } = io;
   let inputs: ActionInputs;
   try {
@@ -292,83 +344,77 @@ export async function runAction(io: ActionIo): Promise<number> {
     return 2;
   }
   const roots = sourceRootOf(env, io.cwd);
-  let sarifLocation: RenderOptions['sarifLocation'];
-  if (inputs.sarifLocation !== undefined) {
-    const place = parseSarifLocation(inputs.sarifLocation, roots);
-    if (typeof place === 'string') {
-      out(`::error title=stateguard::sarif-location ${commandText(place)}`);
-      return 2;
-    }
-    sarifLocation = place;
+  if (inputs.sarifLocation === undefined) return { inputs, roots, sarifLocation: undefined };
+  const place = parseSarifLocation(inputs.sarifLocation, roots);
+  if (typeof place === 'string') {
+    out(`::error title=stateguard::sarif-location ${commandText(place)}`);
+    return 2;
   }
-  const dir = join(env.RUNNER_TEMP || tmpdir(), `stateguard-${randomUUID()}`);
-  mkdirSync(dir, { recursive: true });
-  const files = {
-    report: join(dir, 'stateguard.json'),
-    sarif: join(dir, 'stateguard.sarif'),
-    markdown: join(dir, 'stateguard.md'),
-  };
+  return { inputs, roots, sarifLocation: place };
+}
+
+/** Starts the server if `start` asks, scans, and stops it; `'not started'` when it could not start. */
+async function startAndScan(
+  inputs: ActionInputs,
+  files: StepFiles,
+  io: ActionIo,
+): Promise<number | 'not started'> {
   let started: StartedServer | undefined;
   if (inputs.start !== undefined) {
     const outcome = await startServer(inputs.start, inputs, io);
     if (typeof outcome === 'string') {
-      out(`::error title=stateguard::${commandText(outcome)}`);
-      return 2;
+      io.out(`::error title=stateguard::${commandText(outcome)}`);
+      return 'not started';
     }
     started = outcome;
   }
-  let code: number;
   try {
-    code = await scan(scanArgv(inputs, files.report), inputs, io);
+    return await scan(scanArgv(inputs, files.report), inputs, io);
   } finally {
     await started?.stop();
     if (started !== undefined) io.err('stateguard: stopped the server (start)');
   }
-  if (!REPORTED.has(code)) {
-    out(`::error title=stateguard::the scan ended with exit code ${code} and no report`);
-    writeOutputs(env.GITHUB_OUTPUT, { 'exit-code': code });
-    return code;
-  }
-  const report = JSON.parse(readFileSync(files.report, 'utf8')) as RunReport | CombinedReport;
+}
+
+/** The SARIF file, the Markdown file and the job summary, from the scanner's JSON report. */
+function writeReports(
+  report: RunReport | CombinedReport,
+  step: StepInputs,
+  files: StepFiles,
+  env: NodeJS.ProcessEnv,
+): void {
+  const { inputs, sarifLocation } = step;
   const options: RenderOptions = {
     color: false,
     ...inputs.render,
-    sourceRoot: roots,
+    sourceRoot: step.roots,
     ...(sarifLocation !== undefined ? { sarifLocation } : {}),
   };
   writeFileSync(
     files.sarif,
     'kind' in report ? sarif.renderCombined(report, options) : sarif.render(report, options),
   );
-  // What the scan was allowed to call, said first: a reader must know a full surface from a plan.
+  const summary = withSurface(summaryOf(report, options), inputs);
+  writeFileSync(files.markdown, summary);
+  if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, `${summary}\n`);
+}
+
+/** What the scan was allowed to call, said first (after the title): a full surface is not a plan. */
+function withSurface(rendered: string, inputs: ActionInputs): string {
   const surface = inputs.surface.full
     ? `**Surface: full.** Every tool was called (last, only on objects the scan created), because ${inputs.surface.why}.`
     : `**Surface: the call plan's default.** Only read and create tools were called${inputs.allowTools.length > 0 ? `, and ${inputs.allowTools.length} named by allow-tool` : ''} (${inputs.surface.why}; surface: full calls every tool).`;
-  const rendered = summaryOf(report, options);
   const cut = rendered.indexOf('\n');
-  const summary =
-    cut < 0
-      ? `${rendered}\n\n${surface}\n`
-      : `${rendered.slice(0, cut)}\n\n${surface}\n${rendered.slice(cut)}`;
-  writeFileSync(files.markdown, summary);
-  if (env.GITHUB_STEP_SUMMARY) appendFileSync(env.GITHUB_STEP_SUMMARY, `${summary}\n`);
-  const tally = counts(report);
-  writeOutputs(env.GITHUB_OUTPUT, {
-    'exit-code': code,
-    'sarif-file': files.sarif,
-    'report-file': files.report,
-    'markdown-file': files.markdown,
-    ...tally,
-  });
-  const exit = gate(inputs.failOn, code);
-  const what =
-    code === 4
-      ? `nothing decided: no probe confirmed or refuted anything (${tally.skipped} skipped, ${tally.errored} errored)`
-      : code === 5
-        ? 'undecided: a probe whose surface the call plan left alone decided nothing (the report names the --allow-tool that would decide it)'
-        : `${tally.confirmed} confirmed (${tally.baselined} baselined), ${tally.errored} errored`;
-  if (exit !== 0)
-    out(`::error title=stateguard::${commandText(`${what}; fail-on ${inputs.failOn}`)}`);
-  else if (code !== 0) out(`::warning title=stateguard::${commandText(what)}`);
-  return exit;
+  return cut < 0
+    ? `${rendered}\n\n${surface}\n`
+    : `${rendered.slice(0, cut)}\n\n${surface}\n${rendered.slice(cut)}`;
+}
+
+/** One line on what the scan found, for the step's annotation. */
+function outcomeLine(code: number, tally: Record<string, number>): string {
+  return code === 4
+    ? `nothing decided: no probe confirmed or refuted anything (${tally.skipped} skipped, ${tally.errored} errored)`
+    : code === 5
+      ? 'undecided: a probe whose surface the call plan left alone decided nothing (the report names the --allow-tool that would decide it)'
+      : `${tally.confirmed} confirmed (${tally.baselined} baselined), ${tally.errored} errored`;
 }

@@ -8,15 +8,25 @@
  * keyed tag) but under its own HKDF sub-key and prefix: a sealed state never opens as a handle, nor a
  * handle as a state.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { HandleRejectedError, type HandleRejection } from '../errors.js';
 import { encodeBase64url } from '../seal/base64url.js';
+import { positiveOption, sameTag } from '../seal/checks.js';
 import type { Principal } from '../seal/binding.js';
-import { createPrincipalTagger, describePrincipal } from '../seal/principal-tag.js';
-import { clockOption, readClock } from '../seal/clock.js';
+import {
+  createPrincipalTagger,
+  describePrincipal,
+  type PrincipalTagger,
+} from '../seal/principal-tag.js';
+import { clockOption, readClock, type Clock } from '../seal/clock.js';
 import { createRandomPool } from '../seal/random-pool.js';
 import { IV_BYTES, openEnvelope, sealEnvelope } from '../seal/envelope.js';
-import { createKeyRing, keyedTag, type DerivedKey, type KeysInput } from '../seal/key.js';
+import {
+  createKeyRing,
+  keyedTag,
+  type DerivedKey,
+  type KeyRing,
+  type KeysInput,
+} from '../seal/key.js';
 import {
   decodeHandleClaims,
   encodeHandleClaims,
@@ -102,21 +112,22 @@ export function checkKind(kind: unknown): string {
   return kind;
 }
 
-function positive(value: number | undefined, fallback: number, name: string): number {
-  const v = value ?? fallback;
-  // Stryker disable next-line ConditionalExpression: Number.isFinite is false for every non-number, so dropping the typeof test (there for TypeScript's narrowing) changes no answer.
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) {
-    throw new RangeError(`${name} must be a positive finite number, got ${typeof v}`);
-  }
-  return v;
+/** What a binder holds: its checked settings, its key ring and its tags. */
+interface Binder {
+  readonly ring: KeyRing;
+  readonly ttlMs: number;
+  readonly maxHandleBytes: number;
+  readonly allowAnonymous: boolean;
+  readonly now: Clock;
+  readonly randomBytes: (n: number) => Buffer;
+  /** The audience's tag under a key of the ring. */
+  readonly audienceTag: (key: DerivedKey) => Buffer;
+  readonly principalTag: PrincipalTagger;
 }
 
-/** Constant-time equality of two optional tags; presence must match too (fail closed on drift). */
-function sameTag(a: Buffer | undefined, b: Buffer | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  // Stryker disable next-line ConditionalExpression: both tags always have the same length here (decodeHandleClaims takes fixed-size fields, keyedTag cuts to the same sizes), so the length test never decides.
-  return a.length === b.length && timingSafeEqual(a, b);
-}
+const reject = (reason: HandleRejection): never => {
+  throw new HandleRejectedError(reason);
+};
 
 /**
  * @internal The binder with an injectable source of randomness, for pinned vectors and benches. Use
@@ -126,108 +137,127 @@ export function createHandleBinderWith(
   options: HandleBinderOptions,
   randomBytes: (n: number) => Buffer,
 ): HandleBinder {
+  const binder = createBinder(options, randomBytes);
+  return {
+    issue: (principal, kind, mintOptions) => issueHandle(binder, principal, kind, mintOptions),
+    mint: (principal, kind, mintOptions) =>
+      issueHandle(binder, principal, kind, mintOptions).handle,
+    open: (handle, principal, kind) => openHandle(binder, handle, principal, kind),
+  };
+}
+
+/** Checks the options (TypeError, RangeError) and derives the ring and the audience's tags. */
+function createBinder(options: HandleBinderOptions, randomBytes: (n: number) => Buffer): Binder {
   if (typeof options !== 'object' || options === null) throw new TypeError('options are required');
   const ring = createKeyRing(options.keys, 'handle');
   const { audience } = options;
   if (typeof audience !== 'string' || audience.length === 0) {
     throw new TypeError(`audience must be a non-empty string, got ${typeof audience}`);
   }
-  const ttlMs = positive(options.ttlSeconds, 3600, 'ttlSeconds') * 1000;
-  const maxHandleBytes = positive(options.maxHandleBytes, 512, 'maxHandleBytes');
+  const ttlMs = positiveOption('ttlSeconds', options.ttlSeconds, 3600) * 1000;
+  const maxHandleBytes = positiveOption('maxHandleBytes', options.maxHandleBytes, 512);
   const allowAnonymous = options.allowAnonymous === true;
   const now = clockOption(options.now);
-
   // The audience tag depends on the key only: derive it once per key, not per handle. Its input
   // starts with `audience:`, a principal's text with `s:` or `o:`, so the two tags never coincide.
   const audienceTags = new Map(
     ring.all.map((key) => [key, keyedTag(key.tag, `audience:${audience}`, HANDLE_AUDIENCE_BYTES)]),
   );
-  const audienceTag = (key: DerivedKey): Buffer => audienceTags.get(key) as Buffer;
-  // Under the handle sub-key; memoised per principal like the sealer's (see principal-tag.ts).
-  const principalTag = createPrincipalTagger(HANDLE_PRINCIPAL_BYTES);
-  const reject = (reason: HandleRejection): never => {
-    throw new HandleRejectedError(reason);
+  return {
+    ring,
+    ttlMs,
+    maxHandleBytes,
+    allowAnonymous,
+    now,
+    randomBytes,
+    audienceTag: (key) => audienceTags.get(key) as Buffer,
+    // Under the handle sub-key; memoised per principal like the sealer's (see principal-tag.ts).
+    principalTag: createPrincipalTagger(HANDLE_PRINCIPAL_BYTES),
   };
+}
 
-  const issue = (
-    principal: Principal | undefined,
-    kind: string,
-    mintOptions?: MintOptions,
-  ): IssuedHandle => {
-    checkKind(kind);
-    const tag = principalTag(ring.primary, principal);
-    // An empty principal ("", { subject: "" }) tags as none: it is refused here like a missing one,
-    // or every caller resolving to "" would share one another's handles.
-    if (tag === undefined && !allowAnonymous) {
-      throw new TypeError(
-        `a principal is required to mint a handle (see allowAnonymous), got ${describePrincipal(principal)}`,
-      );
-    }
-    const lifetime =
-      mintOptions?.ttlSeconds === undefined
-        ? ttlMs
-        : positive(mintOptions.ttlSeconds, 0, 'ttlSeconds') * 1000;
-    const issuedAt = readClock(now);
-    if (issuedAt === undefined) throw new RangeError('now() must return a time in milliseconds');
-    const expiresAt = issuedAt + Math.ceil(lifetime);
-    const key = ring.primary;
-    // One draw for the id and the IV (seal/random-pool.ts says why draws are pooled).
-    const random = randomBytes(HANDLE_ID_BYTES + IV_BYTES);
-    const handleId = random.subarray(0, HANDLE_ID_BYTES);
-    const plaintext = encodeHandleClaims({
+/** {@link HandleBinder.issue}. */
+function issueHandle(
+  binder: Binder,
+  principal: Principal | undefined,
+  kind: string,
+  mintOptions?: MintOptions,
+): IssuedHandle {
+  checkKind(kind);
+  const { ring } = binder;
+  const tag = binder.principalTag(ring.primary, principal);
+  // An empty principal ("", { subject: "" }) tags as none: it is refused here like a missing one,
+  // or every caller resolving to "" would share one another's handles.
+  if (tag === undefined && !binder.allowAnonymous) {
+    throw new TypeError(
+      `a principal is required to mint a handle (see allowAnonymous), got ${describePrincipal(principal)}`,
+    );
+  }
+  const lifetime =
+    mintOptions?.ttlSeconds === undefined
+      ? binder.ttlMs
+      : positiveOption('ttlSeconds', mintOptions.ttlSeconds, 0) * 1000;
+  const issuedAt = readClock(binder.now);
+  if (issuedAt === undefined) throw new RangeError('now() must return a time in milliseconds');
+  const expiresAt = issuedAt + Math.ceil(lifetime);
+  const key = ring.primary;
+  // One draw for the id and the IV (seal/random-pool.ts says why draws are pooled).
+  const random = binder.randomBytes(HANDLE_ID_BYTES + IV_BYTES);
+  const handleId = random.subarray(0, HANDLE_ID_BYTES);
+  const plaintext = encodeHandleClaims({
+    issuedAt,
+    expiresAt,
+    handleId,
+    principalTag: tag,
+    audienceTag: binder.audienceTag(key),
+    kind,
+  });
+  return {
+    handle: sealEnvelope(HANDLE_PREFIX, key, random.subarray(HANDLE_ID_BYTES), plaintext),
+    claims: {
+      handleId: encodeBase64url(handleId),
+      kind,
       issuedAt,
       expiresAt,
-      handleId,
-      principalTag: tag,
-      audienceTag: audienceTag(key),
-      kind,
-    });
-    return {
-      handle: sealEnvelope(HANDLE_PREFIX, key, random.subarray(HANDLE_ID_BYTES), plaintext),
-      claims: {
-        handleId: encodeBase64url(handleId),
-        kind,
-        issuedAt,
-        expiresAt,
-        principalTag: tag && encodeBase64url(tag),
-        keyId: key.kid.toString('hex'),
-      },
-    };
-  };
-
-  return {
-    issue,
-    mint: (principal, kind, mintOptions) => issue(principal, kind, mintOptions).handle,
-
-    open(handle, principal, kind) {
-      checkKind(kind);
-      if (typeof handle !== 'string') return reject('malformed');
-      // Before any decoding: an attacker must not make us base64-decode megabytes.
-      if (handle.length > maxHandleBytes) return reject('too-large');
-      const opened = openEnvelope(HANDLE_PREFIX, ring, handle);
-      if (!opened.ok) return reject(opened.reason);
-      const claims = decodeHandleClaims(opened.plaintext);
-      if (claims === undefined) return reject('malformed');
-      if (!sameTag(claims.audienceTag, audienceTag(opened.key))) return reject('audience');
-      // Who and what come before expiry, so a log shows a cross-principal attempt even when the
-      // stolen handle is also stale.
-      const expected = principalTag(opened.key, principal);
-      if (expected === undefined && !allowAnonymous) return reject('principal');
-      if (!sameTag(claims.principalTag, expected)) return reject('principal');
-      if (claims.kind !== kind) return reject('kind');
-      // A clock that cannot say what time it is cannot prove a handle unexpired: fail closed (a
-      // comparison with NaN is false, so `now() >= expiresAt` alone would open it forever).
-      const at = readClock(now);
-      if (at === undefined || at >= claims.expiresAt) return reject('expired');
-      return {
-        handleId: encodeBase64url(claims.handleId),
-        kind: claims.kind,
-        issuedAt: claims.issuedAt,
-        expiresAt: claims.expiresAt,
-        principalTag: claims.principalTag && encodeBase64url(claims.principalTag),
-        keyId: opened.key.kid.toString('hex'),
-      };
+      principalTag: tag && encodeBase64url(tag),
+      keyId: key.kid.toString('hex'),
     },
+  };
+}
+
+/** {@link HandleBinder.open}: authenticate, then audience, principal, kind and expiry. */
+function openHandle(
+  binder: Binder,
+  handle: unknown,
+  principal: Principal | undefined,
+  kind: string,
+): HandleClaims {
+  checkKind(kind);
+  if (typeof handle !== 'string') return reject('malformed');
+  // Before any decoding: an attacker must not make us base64-decode megabytes.
+  if (handle.length > binder.maxHandleBytes) return reject('too-large');
+  const opened = openEnvelope(HANDLE_PREFIX, binder.ring, handle);
+  if (!opened.ok) return reject(opened.reason);
+  const claims = decodeHandleClaims(opened.plaintext);
+  if (claims === undefined) return reject('malformed');
+  if (!sameTag(claims.audienceTag, binder.audienceTag(opened.key))) return reject('audience');
+  // Who and what come before expiry, so a log shows a cross-principal attempt even when the
+  // stolen handle is also stale.
+  const expected = binder.principalTag(opened.key, principal);
+  if (expected === undefined && !binder.allowAnonymous) return reject('principal');
+  if (!sameTag(claims.principalTag, expected)) return reject('principal');
+  if (claims.kind !== kind) return reject('kind');
+  // A clock that cannot say what time it is cannot prove a handle unexpired: fail closed (a
+  // comparison with NaN is false, so `now() >= expiresAt` alone would open it forever).
+  const at = readClock(binder.now);
+  if (at === undefined || at >= claims.expiresAt) return reject('expired');
+  return {
+    handleId: encodeBase64url(claims.handleId),
+    kind: claims.kind,
+    issuedAt: claims.issuedAt,
+    expiresAt: claims.expiresAt,
+    principalTag: claims.principalTag && encodeBase64url(claims.principalTag),
+    keyId: opened.key.kid.toString('hex'),
   };
 }
 

@@ -17,6 +17,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { SessionRejection } from '../errors.js';
 import type { Principal } from '../seal/binding.js';
+import { positiveOption } from '../seal/checks.js';
 import { describePrincipal, principalTagText } from '../seal/principal-tag.js';
 import { clockOption, readClock, type Clock } from '../seal/clock.js';
 import { createQuotaIndex, quotaOption } from './quota.js';
@@ -85,13 +86,6 @@ interface Entry<S> {
 
 const TAG_BYTES = 32;
 
-function positive(name: string, value: unknown, fallback: number): number {
-  const v = value ?? fallback;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
-    throw new RangeError(`${name} must be a positive finite number, got ${typeof value}`);
-  return v;
-}
-
 /**
  * Creates a session binding.
  *
@@ -109,136 +103,191 @@ function positive(name: string, value: unknown, fallback: number): number {
  * ```
  */
 export function createSessionBinding<S>(options: SessionBindingOptions<S> = {}): SessionBinding<S> {
-  const idleMs = positive('idleSeconds', options.idleSeconds, 3600) * 1000;
-  const max = Math.floor(positive('maxSessions', options.maxSessions, 10_000));
-  const maxIdBytes = Math.floor(positive('maxSessionIdBytes', options.maxSessionIdBytes, 256));
-  const quota = createQuotaIndex(
-    quotaOption('maxSessionsPerPrincipal', options.maxSessionsPerPrincipal, 100),
-  );
-  const clock: Clock = clockOption(options.now);
-  const onRejected = options.onRejected ?? (() => undefined);
-  const onEvicted = options.onEvicted;
-  // Per binding, never leaves it: a tag proves nothing outside this process.
-  const key = randomBytes(32);
-  // Compared against when the id is unknown, so that path does the same work as a foreign one.
-  const decoy = randomBytes(TAG_BYTES);
-  // Insertion order is use order: a used entry is moved to the end.
-  const entries = new Map<string, Entry<S>>();
-
-  /** Forget a session, in the map and in its principal's quota. */
-  const drop = (sessionId: string): Entry<S> | undefined => {
-    const entry = entries.get(sessionId);
-    if (entry === undefined) return undefined;
-    entries.delete(sessionId);
-    quota.remove(entry.owner, sessionId);
-    return entry;
-  };
-  /** Drop a session the binding lets go of on its own, and tell the server. */
-  const evict = (sessionId: string): void => {
-    const entry = drop(sessionId);
-    if (entry === undefined || onEvicted === undefined) return;
-    try {
-      onEvicted(entry.value);
-    } catch {
-      // A failing hook must not leave the binding half-updated or change an answer.
-    }
-  };
-
-  const tagOf = (principal: Principal): Buffer | undefined => {
-    const text = principalTagText(principal);
-    return text === undefined
-      ? undefined
-      : createHmac('sha256', key).update(text, 'utf8').digest().subarray(0, TAG_BYTES);
-  };
-
-  /** The live entry `sessionId` names for `principal`, or why not. */
-  function find(
-    sessionId: unknown,
-    principal: Principal | undefined,
-  ): { id: string; entry: Entry<S> } | SessionRejection {
-    if (sessionId === undefined || sessionId === null || sessionId === '') return 'missing';
-    // The id comes from the wire (or a framework's header parsing: a repeated header can arrive as
-    // an array): anything but a string is an id nobody was handed, never an exception (a 500 where
-    // an unknown id gets 404 would tell the two apart).
-    if (typeof sessionId !== 'string') return 'malformed';
-    // UTF-16 units never outnumber UTF-8 bytes, so the length bounds a megabyte id before counting.
-    if (sessionId.length > maxIdBytes || Buffer.byteLength(sessionId, 'utf8') > maxIdBytes)
-      return 'malformed';
-    const at = readClock(clock);
-    if (at === undefined) return 'clock-unavailable';
-    const tag = principal === undefined ? undefined : tagOf(principal);
-    const entry = entries.get(sessionId);
-    // Always one constant-time compare of two tags, whichever way the lookup went.
-    const same = timingSafeEqual(entry?.tag ?? decoy, tag ?? decoy);
-    if (entry === undefined) return 'unknown';
-    if (at - entry.usedAt >= idleMs) {
-      evict(sessionId);
-      return 'expired';
-    }
-    if (tag === undefined) return 'no-principal';
-    if (!same) return 'principal';
-    return { id: sessionId, entry };
-  }
-
-  function use(sessionId: unknown, principal: Principal | undefined) {
-    const found = find(sessionId, principal);
-    if (typeof found === 'string') {
-      onRejected(found);
-      return undefined;
-    }
-    return found;
-  }
-
+  const sessions = createSessions(options);
   return {
     mintId: () => randomBytes(24).toString('base64url'),
-    bind(sessionId, principal, value) {
-      if (typeof sessionId !== 'string' || sessionId.length === 0)
-        throw new TypeError(`sessionId must be a non-empty string, got ${typeof sessionId}`);
-      const tag = principal === undefined ? undefined : tagOf(principal);
-      // An empty principal tags as none, so "" never becomes one principal everyone shares.
-      if (tag === undefined)
-        throw new TypeError(
-          `a session must be bound to a principal, got ${describePrincipal(principal)}`,
-        );
-      const at = readClock(clock);
-      if (at === undefined) throw new RangeError('the clock returned no usable time');
-      drop(sessionId);
-      // The least recently used come first: the idle ones among them go before anyone's live one.
-      for (const [id, entry] of entries) {
-        if (at - entry.usedAt < idleMs) break;
-        evict(id);
-      }
-      const owner = tag.toString('base64');
-      // Room is made from this principal's own sessions when it holds its quota, and from the
-      // principal holding the most when the binding is full (quota.ts).
-      for (
-        let victim = quota.victim(owner, entries.size >= max);
-        victim !== undefined;
-        victim = quota.victim(owner, entries.size >= max)
-      ) {
-        evict(victim[1]);
-        quota.remove(victim[0], victim[1]);
-      }
-      entries.set(sessionId, { tag, owner, value, usedAt: at });
-      quota.add(owner, sessionId);
-    },
-    resolve(sessionId, principal) {
-      const found = use(sessionId, principal);
-      if (found === undefined) return undefined;
-      found.entry.usedAt = readClock(clock) ?? found.entry.usedAt;
-      entries.delete(found.id);
-      entries.set(found.id, found.entry);
-      quota.add(found.entry.owner, found.id);
-      return found.entry.value;
-    },
+    bind: (sessionId, principal, value) => bindSession(sessions, sessionId, principal, value),
+    resolve: (sessionId, principal) => resolveSession(sessions, sessionId, principal),
     unbind(sessionId, principal) {
-      const found = use(sessionId, principal);
+      const found = use(sessions, sessionId, principal);
       if (found === undefined) return undefined;
-      drop(found.id);
+      drop(sessions, found.id);
       return found.entry.value;
     },
     get size() {
-      return entries.size;
+      return sessions.entries.size;
     },
   };
+}
+
+/** What a binding holds: its checked limits, its hooks, its key and its sessions. */
+interface Sessions<S> {
+  readonly idleMs: number;
+  readonly max: number;
+  readonly maxIdBytes: number;
+  readonly quota: ReturnType<typeof createQuotaIndex>;
+  readonly clock: Clock;
+  readonly onRejected: (reason: SessionRejection) => void;
+  readonly onEvicted: ((value: S) => void) | undefined;
+  /** Per binding, never leaves it: a tag proves nothing outside this process. */
+  readonly key: Buffer;
+  /** Compared against when the id is unknown, so that path does the same work as a foreign one. */
+  readonly decoy: Buffer;
+  /** Insertion order is use order: a used entry is moved to the end. */
+  readonly entries: Map<string, Entry<S>>;
+}
+
+/** Checks the options (RangeError) and starts with no session. */
+function createSessions<S>(options: SessionBindingOptions<S>): Sessions<S> {
+  const idleMs = positiveOption('idleSeconds', options.idleSeconds, 3600) * 1000;
+  const max = Math.floor(positiveOption('maxSessions', options.maxSessions, 10_000));
+  const maxIdBytes = Math.floor(
+    positiveOption('maxSessionIdBytes', options.maxSessionIdBytes, 256),
+  );
+  const quota = createQuotaIndex(
+    quotaOption('maxSessionsPerPrincipal', options.maxSessionsPerPrincipal, 100),
+  );
+  return {
+    idleMs,
+    max,
+    maxIdBytes,
+    quota,
+    clock: clockOption(options.now),
+    onRejected: options.onRejected ?? (() => undefined),
+    onEvicted: options.onEvicted,
+    key: randomBytes(32),
+    decoy: randomBytes(TAG_BYTES),
+    entries: new Map<string, Entry<S>>(),
+  };
+}
+
+/** Forget a session, in the map and in its principal's quota. */
+function drop<S>(sessions: Sessions<S>, sessionId: string): Entry<S> | undefined {
+  const entry = sessions.entries.get(sessionId);
+  if (entry === undefined) return undefined;
+  sessions.entries.delete(sessionId);
+  sessions.quota.remove(entry.owner, sessionId);
+  return entry;
+}
+
+/** Drop a session the binding lets go of on its own, and tell the server. */
+function evict<S>(sessions: Sessions<S>, sessionId: string): void {
+  const entry = drop(sessions, sessionId);
+  if (entry === undefined || sessions.onEvicted === undefined) return;
+  try {
+    sessions.onEvicted(entry.value);
+  } catch {
+    // A failing hook must not leave the binding half-updated or change an answer.
+  }
+}
+
+function tagOf(sessions: Pick<Sessions<unknown>, 'key'>, principal: Principal): Buffer | undefined {
+  const text = principalTagText(principal);
+  return text === undefined
+    ? undefined
+    : createHmac('sha256', sessions.key).update(text, 'utf8').digest().subarray(0, TAG_BYTES);
+}
+
+/** {@link SessionBinding.bind}. */
+function bindSession<S>(
+  sessions: Sessions<S>,
+  sessionId: string,
+  principal: Principal,
+  value: S,
+): void {
+  if (typeof sessionId !== 'string' || sessionId.length === 0)
+    throw new TypeError(`sessionId must be a non-empty string, got ${typeof sessionId}`);
+  const tag = principal === undefined ? undefined : tagOf(sessions, principal);
+  // An empty principal tags as none, so "" never becomes one principal everyone shares.
+  if (tag === undefined)
+    throw new TypeError(
+      `a session must be bound to a principal, got ${describePrincipal(principal)}`,
+    );
+  const at = readClock(sessions.clock);
+  if (at === undefined) throw new RangeError('the clock returned no usable time');
+  drop(sessions, sessionId);
+  const owner = tag.toString('base64');
+  makeRoom(sessions, owner, at);
+  sessions.entries.set(sessionId, { tag, owner, value, usedAt: at });
+  sessions.quota.add(owner, sessionId);
+}
+
+/** Room for one more session of `owner`: the idle ones first, then by quota. */
+function makeRoom<S>(sessions: Sessions<S>, owner: string, at: number): void {
+  const { entries, quota, max } = sessions;
+  // The least recently used come first: the idle ones among them go before anyone's live one.
+  for (const [id, entry] of entries) {
+    if (at - entry.usedAt < sessions.idleMs) break;
+    evict(sessions, id);
+  }
+  // Room is made from this principal's own sessions when it holds its quota, and from the
+  // principal holding the most when the binding is full (quota.ts).
+  for (
+    let victim = quota.victim(owner, entries.size >= max);
+    victim !== undefined;
+    victim = quota.victim(owner, entries.size >= max)
+  ) {
+    evict(sessions, victim[1]);
+    quota.remove(victim[0], victim[1]);
+  }
+}
+
+/** {@link SessionBinding.resolve}: the session's value, now its most recently used. */
+function resolveSession<S>(
+  sessions: Sessions<S>,
+  sessionId: unknown,
+  principal: Principal | undefined,
+): S | undefined {
+  const found = use(sessions, sessionId, principal);
+  if (found === undefined) return undefined;
+  found.entry.usedAt = readClock(sessions.clock) ?? found.entry.usedAt;
+  sessions.entries.delete(found.id);
+  sessions.entries.set(found.id, found.entry);
+  sessions.quota.add(found.entry.owner, found.id);
+  return found.entry.value;
+}
+
+/** The live entry `sessionId` names for `principal`, or why not. */
+function find<S>(
+  sessions: Sessions<S>,
+  sessionId: unknown,
+  principal: Principal | undefined,
+): { id: string; entry: Entry<S> } | SessionRejection {
+  if (sessionId === undefined || sessionId === null || sessionId === '') return 'missing';
+  // The id comes from the wire (or a framework's header parsing: a repeated header can arrive as
+  // an array): anything but a string is an id nobody was handed, never an exception (a 500 where
+  // an unknown id gets 404 would tell the two apart).
+  if (typeof sessionId !== 'string') return 'malformed';
+  // UTF-16 units never outnumber UTF-8 bytes, so the length bounds a megabyte id before counting.
+  const { maxIdBytes, decoy } = sessions;
+  if (sessionId.length > maxIdBytes || Buffer.byteLength(sessionId, 'utf8') > maxIdBytes)
+    return 'malformed';
+  const at = readClock(sessions.clock);
+  if (at === undefined) return 'clock-unavailable';
+  const tag = principal === undefined ? undefined : tagOf(sessions, principal);
+  const entry = sessions.entries.get(sessionId);
+  // Always one constant-time compare of two tags, whichever way the lookup went.
+  const same = timingSafeEqual(entry?.tag ?? decoy, tag ?? decoy);
+  if (entry === undefined) return 'unknown';
+  if (at - entry.usedAt >= sessions.idleMs) {
+    evict(sessions, sessionId);
+    return 'expired';
+  }
+  if (tag === undefined) return 'no-principal';
+  if (!same) return 'principal';
+  return { id: sessionId, entry };
+}
+
+/** The live entry, or `undefined` after telling `onRejected` why not. */
+function use<S>(
+  sessions: Sessions<S>,
+  sessionId: unknown,
+  principal: Principal | undefined,
+): { id: string; entry: Entry<S> } | undefined {
+  const found = find(sessions, sessionId, principal);
+  if (typeof found === 'string') {
+    sessions.onRejected(found);
+    return undefined;
+  }
+  return found;
 }

@@ -14,6 +14,7 @@
  */
 import { HandleRejectedError, type HandleRejection } from '../errors.js';
 import type { Principal } from '../seal/binding.js';
+import { positiveOption } from '../seal/checks.js';
 import type { KeysInput } from '../seal/key.js';
 import { createHandleBinder, type HandleBinder, type MintOptions } from './handle.js';
 import { createQuotaIndex, quotaOption } from './quota.js';
@@ -108,13 +109,6 @@ export interface TaskGuard<T> {
 
 const KIND = 'task';
 
-function positive(value: number | undefined, fallback: number, name: string): number {
-  const v = value ?? fallback;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
-    throw new RangeError(`${name} must be a positive finite number, got ${typeof v}`);
-  return v;
-}
-
 /**
  * Create a task guard: the store a `tasks/get`, `tasks/update` and `tasks/cancel` handler reads
  * through. Records live in this process's memory; the ids themselves verify without it (a fleet
@@ -127,87 +121,117 @@ function positive(value: number | undefined, fallback: number, name: string): nu
  * const task = tasks.get(params.taskId, principalOf(ctx));
  */
 export function createTaskGuard<T>(options: TaskGuardOptions): TaskGuard<T> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('options are required');
-  const ttlSeconds = positive(options.ttlSeconds, 3600, 'ttlSeconds');
-  const maxTasks = Math.floor(positive(options.maxTasks, 10_000, 'maxTasks'));
-  const now = options.now ?? Date.now;
-  const binder: HandleBinder = createHandleBinder({
-    keys: options.keys,
-    audience: options.audience,
-    ttlSeconds,
-    maxHandleBytes: positive(options.maxTaskIdBytes, 512, 'maxTaskIdBytes'),
-    ...(options.allowAnonymous === true ? { allowAnonymous: true } : {}),
-    now,
-  });
-  const quota = createQuotaIndex(
-    quotaOption('maxTasksPerPrincipal', options.maxTasksPerPrincipal, 1_000),
-  );
-  const records = new Map<string, { record: T; expiresAt: number; owner: string }>();
-  /** Forget a task, in the records and in its principal's quota. */
-  const drop = (key: string): void => {
-    const held = records.get(key);
-    if (held === undefined) return;
-    records.delete(key);
-    quota.remove(held.owner, key);
-  };
-  const refuse = (reason: TaskRejection): never => {
-    options.onRejected?.(reason);
-    throw new TaskNotFoundError(reason);
-  };
-  /** The store key of a task id the caller owns: the binder checks principal, audience, expiry. */
-  const keyOf = (taskId: unknown, principal: Principal | undefined): string => {
-    try {
-      const key = handleStoreKey(binder.open(taskId, principal, KIND));
-      const held = records.get(key);
-      if (held === undefined || held.expiresAt <= now()) return refuse('unknown');
-      return key;
-    } catch (error) {
-      if (error instanceof HandleRejectedError) return refuse(error.reason);
-      throw error;
-    }
-  };
-  /** Room for one more task of `owner` (`''` for anonymous tasks, which no quota counts). */
-  const makeRoom = (owner: string): void => {
-    if (records.size >= maxTasks) {
-      const at = now();
-      for (const [key, held] of records) if (held.expiresAt <= at) drop(key);
-    }
-    // A principal at its quota loses its own oldest; a full store, the oldest of whoever holds the
-    // most (quota.ts). Its creator then gets TASK_NOT_FOUND, as for an expired task; the store
-    // never grows without bound on a client's say-so, and never shrinks on another client's.
-    for (
-      let victim = quota.victim(owner, records.size >= maxTasks, owner === '');
-      victim !== undefined;
-      victim = quota.victim(owner, records.size >= maxTasks, owner === '')
-    ) {
-      drop(victim[1]);
-      quota.remove(victim[0], victim[1]);
-    }
-  };
+  const tasks = createTasks<T>(options);
+  const { records } = tasks;
   return {
-    create(principal, record, mintOptions) {
-      const { handle, claims } = binder.issue(principal, KIND, mintOptions);
-      const owner = claims.principalTag ?? '';
-      makeRoom(owner);
-      const key = handleStoreKey(claims);
-      records.set(key, { record, expiresAt: claims.expiresAt, owner });
-      quota.add(owner, key);
-      return { taskId: handle, createdAt: claims.issuedAt, expiresAt: claims.expiresAt };
-    },
-    get: (taskId, principal) => (records.get(keyOf(taskId, principal)) as { record: T }).record,
+    create: (principal, record, mintOptions) => createTask(tasks, principal, record, mintOptions),
+    get: (taskId, principal) =>
+      (records.get(keyOf(tasks, taskId, principal)) as { record: T }).record,
     update(taskId, principal, record) {
-      const key = keyOf(taskId, principal);
+      const key = keyOf(tasks, taskId, principal);
       const held = records.get(key) as { expiresAt: number; owner: string };
       records.set(key, { record, expiresAt: held.expiresAt, owner: held.owner });
     },
     delete(taskId, principal) {
-      const key = keyOf(taskId, principal);
+      const key = keyOf(tasks, taskId, principal);
       const held = records.get(key) as { record: T };
-      drop(key);
+      drop(tasks, key);
       return held.record;
     },
     get size() {
       return records.size;
     },
   };
+}
+
+/** What a task guard holds: the binder that mints and opens ids, the records and their quota. */
+interface Tasks<T> {
+  readonly binder: HandleBinder;
+  readonly quota: ReturnType<typeof createQuotaIndex>;
+  readonly records: Map<string, { record: T; expiresAt: number; owner: string }>;
+  readonly maxTasks: number;
+  readonly now: () => number;
+  readonly onRejected: TaskGuardOptions['onRejected'];
+}
+
+/** Checks the options (TypeError, RangeError) and starts with no task. */
+function createTasks<T>(options: TaskGuardOptions): Tasks<T> {
+  if (typeof options !== 'object' || options === null) throw new TypeError('options are required');
+  const ttlSeconds = positiveOption('ttlSeconds', options.ttlSeconds, 3600);
+  const maxTasks = Math.floor(positiveOption('maxTasks', options.maxTasks, 10_000));
+  const now = options.now ?? Date.now;
+  const binder: HandleBinder = createHandleBinder({
+    keys: options.keys,
+    audience: options.audience,
+    ttlSeconds,
+    maxHandleBytes: positiveOption('maxTaskIdBytes', options.maxTaskIdBytes, 512),
+    ...(options.allowAnonymous === true ? { allowAnonymous: true } : {}),
+    now,
+  });
+  const quota = createQuotaIndex(
+    quotaOption('maxTasksPerPrincipal', options.maxTasksPerPrincipal, 1_000),
+  );
+  return { binder, quota, records: new Map(), maxTasks, now, onRejected: options.onRejected };
+}
+
+/** {@link TaskGuard.create}. */
+function createTask<T>(
+  tasks: Tasks<T>,
+  principal: Principal | undefined,
+  record: T,
+  mintOptions: MintOptions | undefined,
+): CreatedTask {
+  const { handle, claims } = tasks.binder.issue(principal, KIND, mintOptions);
+  const owner = claims.principalTag ?? '';
+  makeRoom(tasks, owner);
+  const key = handleStoreKey(claims);
+  tasks.records.set(key, { record, expiresAt: claims.expiresAt, owner });
+  tasks.quota.add(owner, key);
+  return { taskId: handle, createdAt: claims.issuedAt, expiresAt: claims.expiresAt };
+}
+
+/** Forget a task, in the records and in its principal's quota. */
+function drop(tasks: Tasks<unknown>, key: string): void {
+  const held = tasks.records.get(key);
+  if (held === undefined) return;
+  tasks.records.delete(key);
+  tasks.quota.remove(held.owner, key);
+}
+
+function refuse(tasks: Tasks<unknown>, reason: TaskRejection): never {
+  tasks.onRejected?.(reason);
+  throw new TaskNotFoundError(reason);
+}
+
+/** The store key of a task id the caller owns: the binder checks principal, audience, expiry. */
+function keyOf(tasks: Tasks<unknown>, taskId: unknown, principal: Principal | undefined): string {
+  try {
+    const key = handleStoreKey(tasks.binder.open(taskId, principal, KIND));
+    const held = tasks.records.get(key);
+    if (held === undefined || held.expiresAt <= tasks.now()) return refuse(tasks, 'unknown');
+    return key;
+  } catch (error) {
+    if (error instanceof HandleRejectedError) return refuse(tasks, error.reason);
+    throw error;
+  }
+}
+
+/** Room for one more task of `owner` (`''` for anonymous tasks, which no quota counts). */
+function makeRoom(tasks: Tasks<unknown>, owner: string): void {
+  const { records, quota, maxTasks } = tasks;
+  if (records.size >= maxTasks) {
+    const at = tasks.now();
+    for (const [key, held] of records) if (held.expiresAt <= at) drop(tasks, key);
+  }
+  // A principal at its quota loses its own oldest; a full store, the oldest of whoever holds the
+  // most (quota.ts). Its creator then gets TASK_NOT_FOUND, as for an expired task; the store
+  // never grows without bound on a client's say-so, and never shrinks on another client's.
+  for (
+    let victim = quota.victim(owner, records.size >= maxTasks, owner === '');
+    victim !== undefined;
+    victim = quota.victim(owner, records.size >= maxTasks, owner === '')
+  ) {
+    drop(tasks, victim[1]);
+    quota.remove(victim[0], victim[1]);
+  }
 }

@@ -26,6 +26,7 @@ import { headerLine, RESERVED_HEADERS, type HeaderLine } from './header-line.js'
 import { connectionPolicy, target } from './scan-target.js';
 import { ENGINE_FORMAT, engineInput, type EngineInput } from './engine-env.js';
 import { identityWarnings } from './scan-warnings.js';
+import { ENV_NAME } from './env-name.js';
 import { stdioLaunchEnv } from './stdio-env.js';
 import type { RegistryRequest } from './registry-command.js';
 import { registryRequest, REGISTRY_ONLY_FLAGS } from './registry/args.js';
@@ -201,18 +202,121 @@ export interface ScanPlace {
   readonly home: string;
 }
 
+/** The flags as `parseArgs` returns them. */
+type ScanValues = ReturnType<
+  typeof parseArgs<{ options: typeof SCAN_OPTIONS; strict: true }>
+>['values'];
+
+/** Where the servers come from: the target flags, client configurations or a registry. */
+interface ScanSource {
+  /** `--registry` or `--server-json`. */
+  readonly fromRegistry: boolean;
+  /** The registry flag given, for messages. */
+  readonly registryLabel: string;
+  /** `--config`, or a registry (whose servers are read as a configuration's are). */
+  readonly fromConfig: boolean;
+}
+
+/** The identities and where they travel. */
+interface ScanIdentities {
+  readonly principalMetaKey: string;
+  readonly a?: string;
+  readonly b?: string;
+  readonly identityHeader?: HeaderLine;
+  readonly identityEnv?: string;
+}
+
+/** The single target (none with `--config` or a registry) and how HTTP reaches it. */
+interface ScanReach {
+  readonly tls?: HttpTls;
+  readonly connection?: ReturnType<typeof connectionPolicy>;
+  readonly target?: Target;
+}
+
 /**
  * Parses `scan` arguments; `env` supplies the identity variables (and the placeholders of
- * configuration files). Throws {@link ProbeUsageError}.
+ * configuration files). Throws {@link ProbeUsageError}. The phases run in order, so that the first
+ * problem of an invocation is the one reported: read the flags, check where each applies, resolve
+ * the target, read the files the flags name, then assemble.
  */
 export function parseScanArgs(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
   place: ScanPlace = { cwd: process.cwd(), home: homedir() },
 ): ScanArgs | 'help' {
-  let values: ReturnType<
-    typeof parseArgs<{ options: typeof SCAN_OPTIONS; strict: true }>
-  >['values'];
+  const values = readScanFlags(argv);
+  if (values === 'help') return 'help';
+  const format = values.format ?? 'text';
+  if (!isReportFormat(format))
+    throw new ProbeUsageError(`unknown --format '${format}' (${REPORT_FORMATS.join(', ')})`);
+  const source = scanSource(values, format);
+  const evidence = evidenceMode(values.evidence);
+  const probes = selectProbes(values.probe ?? [], values['skip-probe'] ?? []);
+  const engine = engineMode(values, format, env);
+  const named = namedIdentities(values, engine, env);
+  checkFileNames(values);
+  const reach = scanReach(values, source, engine);
+  const who: ScanIdentities = { ...named, ...identityCarriers(values, reach.target) };
+  const launch = launchEnv(values, source, reach.target, env);
+  const headers = extraHeaders(values.header ?? [], reach.target, who.identityHeader);
+  const sarifLocation = sarifPlace(values['sarif-location'], env);
+  const warnings = [
+    ...(launch?.warnings ?? []),
+    ...flagWarnings(values, format, reach, sarifLocation),
+    ...identityWarnings(who.a, who.b, env, engine === undefined ? undefined : 'CXG_MCP_IDENTITY_'),
+  ];
+  const servers = serverOptions(who, env, reach);
+  const { identities } = servers;
+  const selection =
+    source.fromConfig && !source.fromRegistry
+      ? selectServers({
+          files: values.config ?? [],
+          names: values.server ?? [],
+          concurrency: count('concurrency', values.concurrency, DEFAULT_CONCURRENCY),
+          place,
+          plan: { ...servers, userHome: place.home },
+        })
+      : undefined;
+  const outputs = outputFiles(values);
+  const withEnv = (t: Target): Target =>
+    t.kind === 'stdio' && launch !== undefined && t.env === undefined
+      ? { ...t, env: launch.env }
+      : t;
+  const common: CommonScanArgs = {
+    probes,
+    identities,
+    principalMetaKey: who.principalMetaKey,
+    ...(who.identityHeader === undefined ? {} : { identityHeader: who.identityHeader }),
+    ...(who.identityEnv === undefined ? {} : { identityEnv: who.identityEnv }),
+    headers,
+    secrets: launch?.secrets ?? [],
+    ...callPolicy(values, engine),
+    ...scanLimits(values, reach.target, withEnv),
+    format,
+    ...outputs,
+    evidence,
+    all: values.all ?? false,
+    ...(sarifLocation !== undefined ? { sarifLocation } : {}),
+    quiet: values.quiet ?? false,
+    warnings,
+    engine: engine !== undefined,
+  };
+  if (source.fromRegistry)
+    return {
+      ...common,
+      registry: registryRequest(values, {
+        ...servers,
+        concurrency: count('concurrency', values.concurrency, DEFAULT_CONCURRENCY),
+      }),
+    };
+  if (selection !== undefined) return { ...common, config: selection };
+  if (reach.target === undefined) throw new ProbeUsageError('no target'); // unreachable: target() threw
+  return { ...common, target: withEnv(reach.target) };
+}
+
+/** The flags, strictly parsed, or `'help'`. */
+function readScanFlags(argv: readonly string[]): ScanValues | 'help' {
+  let values: ScanValues;
   try {
     ({ values } = parseArgs({
       args: bareConfig(argv),
@@ -223,11 +327,11 @@ export function parseScanArgs(
   } catch (err) {
     throw new ProbeUsageError(parseArgsMessage(err));
   }
-  if (values.help) return 'help';
-  const warnings: string[] = [];
-  const format = values.format ?? 'text';
-  if (!isReportFormat(format))
-    throw new ProbeUsageError(`unknown --format '${format}' (${REPORT_FORMATS.join(', ')})`);
+  return values.help ? 'help' : values;
+}
+
+/** Which of target, `--config` and registry the servers come from, and the flags each admits. */
+function scanSource(values: ScanValues, format: ReportFormat): ScanSource {
   const fromRegistry = values.registry !== undefined || values['server-json'] !== undefined;
   const registryLabel = values.registry !== undefined ? '--registry' : '--server-json';
   if (values.registry !== undefined && values['server-json'] !== undefined)
@@ -245,20 +349,37 @@ export function parseScanArgs(
     for (const flag of ['server', 'concurrency'] as const)
       if (values[flag] !== undefined)
         throw new ProbeUsageError(`--${flag} applies to --config only`);
-  const evidence = values.evidence ?? 'summary';
+  return { fromRegistry, registryLabel, fromConfig };
+}
+
+function evidenceMode(value: string | undefined): EvidenceMode {
+  const evidence = value ?? 'summary';
   if (!(EVIDENCE_MODES as readonly string[]).includes(evidence)) {
     throw new ProbeUsageError(`unknown --evidence '${evidence}' (${EVIDENCE_MODES.join(', ')})`);
   }
-  const probes = selectProbes(values.probe ?? [], values['skip-probe'] ?? []);
-  // cert-x-gen engine mode: the target and the seed's CXG_MCP_* settings come from the environment.
-  let engine: EngineInput | undefined;
-  if (format === ENGINE_FORMAT && env.CERT_X_GEN_MODE === 'engine') {
-    if (values.http !== undefined || values.stdio !== undefined)
-      throw new ProbeUsageError(
-        'CERT_X_GEN_MODE=engine takes the target from CERT_X_GEN_TARGET_*; remove --http/--stdio',
-      );
-    engine = engineInput(env);
-  }
+  return evidence as EvidenceMode;
+}
+
+/** cert-x-gen engine mode: the target and the seed's CXG_MCP_* settings come from the environment. */
+function engineMode(
+  values: ScanValues,
+  format: ReportFormat,
+  env: NodeJS.ProcessEnv,
+): EngineInput | undefined {
+  if (format !== ENGINE_FORMAT || env.CERT_X_GEN_MODE !== 'engine') return undefined;
+  if (values.http !== undefined || values.stdio !== undefined)
+    throw new ProbeUsageError(
+      'CERT_X_GEN_MODE=engine takes the target from CERT_X_GEN_TARGET_*; remove --http/--stdio',
+    );
+  return engineInput(env);
+}
+
+/** The two identities and the `_meta` key that carries them over stdio: flag, engine, then env. */
+function namedIdentities(
+  values: ScanValues,
+  engine: EngineInput | undefined,
+  env: NodeJS.ProcessEnv,
+): ScanIdentities {
   const key =
     values['principal-meta-key'] ?? engine?.principalMetaKey ?? DEFAULT_PRINCIPAL_META_KEY;
   if (key.length === 0) throw new ProbeUsageError('--principal-meta-key must not be empty');
@@ -270,14 +391,34 @@ export function parseScanArgs(
   ] as const) {
     if (v !== undefined && v.length === 0) throw new ProbeUsageError(`--${flag} must not be empty`);
   }
+  return {
+    principalMetaKey: key,
+    ...(a !== undefined ? { a } : {}),
+    ...(b !== undefined ? { b } : {}),
+  };
+}
+
+function checkFileNames(values: ScanValues): void {
   for (const flag of ['output', 'baseline', 'write-baseline', 'ca'] as const) {
     if (values[flag] !== undefined && values[flag].length === 0)
       throw new ProbeUsageError(`--${flag} needs a file name`);
   }
+}
+
+/** TLS settings, the HTTP connection policy and the single target. */
+function scanReach(
+  values: ScanValues,
+  source: ScanSource,
+  engine: EngineInput | undefined,
+): ScanReach {
   if (values.ca !== undefined && values.insecure)
     throw new ProbeUsageError('give either --ca or --insecure, not both');
   // Where it applies is checked first: a CA file for a stdio target need not be read to be wrong.
-  if ((values.ca !== undefined || values.insecure) && values.http === undefined && !fromConfig)
+  if (
+    (values.ca !== undefined || values.insecure) &&
+    values.http === undefined &&
+    !source.fromConfig
+  )
     throw new ProbeUsageError(
       `${values.ca !== undefined ? '--ca' : '--insecure'} applies to --http https:// targets only`,
     );
@@ -294,50 +435,96 @@ export function parseScanArgs(
   // policy is not asked.
   const connection =
     engine === undefined
-      ? connectionPolicy(values['http-connection'], fromConfig ? '--config' : values.http)
+      ? connectionPolicy(values['http-connection'], source.fromConfig ? '--config' : values.http)
       : undefined;
   // With --config the targets come from the files; every transport may be among them.
-  const tgt = fromConfig
+  const tgt = source.fromConfig
     ? undefined
     : (engine?.target ?? target(values.http, values.stdio, connection, tls));
+  return {
+    ...(tls ? { tls } : {}),
+    ...(connection ? { connection } : {}),
+    ...(tgt ? { target: tgt } : {}),
+  };
+}
+
+/** What the configuration and registry planners take for every server they plan. */
+function serverOptions(who: ScanIdentities, env: NodeJS.ProcessEnv, reach: ScanReach) {
+  return {
+    env,
+    identities: {
+      ...(who.a !== undefined ? { A: who.a } : {}),
+      ...(who.b !== undefined ? { B: who.b } : {}),
+    },
+    carrier: carrierOf(who.identityHeader),
+    ...(reach.tls ? { tls: reach.tls } : {}),
+    ...(reach.connection ? { connection: reach.connection } : {}),
+  };
+}
+
+/** `--identity-header` (HTTP) and `--identity-env` (stdio): where the identities travel. */
+function identityCarriers(
+  values: ScanValues,
+  tgt: Target | undefined,
+): Pick<ScanIdentities, 'identityHeader' | 'identityEnv'> {
   const identityHeader = headerLine('identity-header', values['identity-header'], true);
   const identityEnv = values['identity-env'];
-  if (identityEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(identityEnv))
+  if (identityEnv !== undefined && !ENV_NAME.test(identityEnv))
     throw new ProbeUsageError('--identity-env takes an environment variable name, e.g. API_TOKEN');
   if (identityHeader !== undefined && tgt !== undefined && tgt.kind !== 'http')
     throw new ProbeUsageError('--identity-header applies to --http targets only');
   if (identityEnv !== undefined && tgt !== undefined && tgt.kind !== 'stdio')
     throw new ProbeUsageError('--identity-env applies to --stdio targets only');
-  // Every stdio target starts in the minimal environment plus what --env and --env-file name.
+  return {
+    ...(identityHeader === undefined ? {} : { identityHeader }),
+    ...(identityEnv === undefined ? {} : { identityEnv }),
+  };
+}
+
+/** Every stdio target starts in the minimal environment plus what --env and --env-file name. */
+function launchEnv(
+  values: ScanValues,
+  source: ScanSource,
+  tgt: Target | undefined,
+  env: NodeJS.ProcessEnv,
+): ReturnType<typeof stdioLaunchEnv> | undefined {
   const named = values.env ?? [];
-  if (fromRegistry && values['env-file'] !== undefined)
+  if (source.fromRegistry && values['env-file'] !== undefined)
     throw new ProbeUsageError(
-      `--env-file does not combine with ${registryLabel}; give values by server name with --values`,
+      `--env-file does not combine with ${source.registryLabel}; give values by server name with --values`,
     );
   if (
-    !fromRegistry &&
+    !source.fromRegistry &&
     (named.length > 0 || values['env-file'] !== undefined) &&
     tgt?.kind !== 'stdio'
   )
     throw new ProbeUsageError(
-      fromConfig
+      source.fromConfig
         ? `--${named.length > 0 ? 'env' : 'env-file'} applies to --stdio targets only; with --config, name the variable in the server's "env" entry`
         : `--${named.length > 0 ? 'env' : 'env-file'} applies to --stdio targets only`,
     );
-  if (fromRegistry)
+  if (source.fromRegistry)
     for (const name of named)
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
+      if (!ENV_NAME.test(name))
         throw new ProbeUsageError(`--env takes an environment variable name, e.g. API_TOKEN`);
-  const launch = tgt?.kind === 'stdio' ? stdioLaunchEnv(named, values['env-file'], env) : undefined;
-  warnings.push(...(launch?.warnings ?? []));
-  const withEnv = (t: Target): Target =>
-    t.kind === 'stdio' && launch !== undefined && t.env === undefined
-      ? { ...t, env: launch.env }
-      : t;
-  const headers = (values.header ?? []).map((h) => headerLine('header', h, false) as HeaderLine);
+  return tgt?.kind === 'stdio' ? stdioLaunchEnv(named, values['env-file'], env) : undefined;
+}
+
+/** The header that carries the identities, lower-cased: `--identity-header`, or `authorization`. */
+function carrierOf(identityHeader: HeaderLine | undefined): string {
+  return (identityHeader?.name ?? 'authorization').toLowerCase();
+}
+
+/** `--header` lines: HTTP only, and never a header the scanner sends or the identities ride in. */
+function extraHeaders(
+  lines: readonly string[],
+  tgt: Target | undefined,
+  identityHeader: HeaderLine | undefined,
+): HeaderLine[] {
+  const headers = lines.map((h) => headerLine('header', h, false) as HeaderLine);
   if (headers.length > 0 && tgt?.kind !== 'http')
     throw new ProbeUsageError('--header applies to --http targets only');
-  const carrier = (identityHeader?.name ?? 'authorization').toLowerCase();
+  const carrier = carrierOf(identityHeader);
   for (const h of headers) {
     const lower = h.name.toLowerCase();
     if (RESERVED_HEADERS.has(lower))
@@ -347,46 +534,38 @@ export function parseScanArgs(
         `--header cannot set ${h.name}: it carries the identities (use --identity-header to move them)`,
       );
   }
-  if (values['principal-meta-key'] !== undefined && tgt?.kind === 'http')
+  return headers;
+}
+
+/** Flags that are legal here but change nothing, and `--insecure`'s warning. */
+function flagWarnings(
+  values: ScanValues,
+  format: ReportFormat,
+  reach: ScanReach,
+  sarifLocation: { uri: string; line: number } | undefined,
+): string[] {
+  const warnings: string[] = [];
+  if (values['principal-meta-key'] !== undefined && reach.target?.kind === 'http')
     warnings.push(
       '--principal-meta-key applies to --stdio targets only; over HTTP the identity is a bearer token (or --identity-header), so it is ignored',
     );
   if (values.all && format !== 'sarif')
     warnings.push(`--all applies to --format sarif only; the ${format} report is unchanged`);
-  const sarifLocation = sarifPlace(values['sarif-location'], env);
   if (sarifLocation !== undefined && format !== 'sarif')
     warnings.push(
       `--sarif-location applies to --format sarif only; the ${format} report is unchanged`,
     );
-  if (tls?.insecure)
+  if (reach.tls?.insecure)
     warnings.push(
       "WARNING: --insecure: the server's TLS certificate is NOT verified; anyone on the path can read the identities and answers. Use --ca <file> for an internal CA",
     );
-  warnings.push(
-    ...identityWarnings(a, b, env, engine === undefined ? undefined : 'CXG_MCP_IDENTITY_'),
-  );
-  const identities = {
-    ...(a !== undefined ? { A: a } : {}),
-    ...(b !== undefined ? { B: b } : {}),
-  };
-  const selection =
-    fromConfig && !fromRegistry
-      ? selectServers({
-          files: values.config ?? [],
-          names: values.server ?? [],
-          concurrency: count('concurrency', values.concurrency, DEFAULT_CONCURRENCY),
-          place,
-          plan: {
-            env,
-            userHome: place.home,
-            identities,
-            carrier: (identityHeader?.name ?? 'authorization').toLowerCase(),
-            ...(tls ? { tls } : {}),
-            ...(connection ? { connection } : {}),
-          },
-        })
-      : undefined;
-  // Read and checked before any scan starts: a bad file is a usage error, not a lost report.
+  return warnings;
+}
+
+/** Read and checked before any scan starts: a bad file is a usage error, not a lost report. */
+function outputFiles(
+  values: ScanValues,
+): Pick<CommonScanArgs, 'output' | 'baseline' | 'writeBaseline'> {
   if (values['strict-baseline'] === true && values.baseline === undefined)
     throw new ProbeUsageError('--strict-baseline needs --baseline <file>');
   const baseline =
@@ -396,22 +575,31 @@ export function parseScanArgs(
   if (values.output !== undefined) checkWritable('output', values.output);
   if (values['write-baseline'] !== undefined)
     checkWritable('write-baseline', values['write-baseline']);
+  return {
+    ...(values.output !== undefined ? { output: values.output } : {}),
+    ...(baseline !== undefined ? { baseline } : {}),
+    ...(values['write-baseline'] !== undefined ? { writeBaseline: values['write-baseline'] } : {}),
+  };
+}
+
+/** The time limits, the answer bound, the peer and the expiry wait. */
+function scanLimits(
+  values: ScanValues,
+  tgt: Target | undefined,
+  withEnv: (t: Target) => Target,
+): Pick<
+  CommonScanArgs,
+  | 'timeoutMs'
+  | 'deadlineMs'
+  | 'serial'
+  | 'startupTimeoutMs'
+  | 'maxAnswerBytes'
+  | 'peer'
+  | 'expiryWaitMs'
+> {
   const duration = (flag: string, value: string | undefined, fallback: number): number =>
     value === undefined ? fallback : parseDuration(flag, value);
-  const common: CommonScanArgs = {
-    probes,
-    identities,
-    principalMetaKey: key,
-    ...(identityHeader === undefined ? {} : { identityHeader }),
-    ...(identityEnv === undefined ? {} : { identityEnv }),
-    headers,
-    secrets: launch?.secrets ?? [],
-    includeDestructive:
-      (values['include-destructive'] ?? false) || engine?.includeDestructive === true,
-    allowTools: allowedTools(values['allow-tool'] ?? []),
-    planOnly: values.plan ?? false,
-    allowMintedInRisky: values['allow-minted-in-risky'] ?? false,
-    allowUndecided: values['allow-undecided'] ?? false,
+  const limits = {
     timeoutMs: duration('timeout', values.timeout, SCAN_DEFAULTS.timeoutMs),
     deadlineMs: duration('deadline', values.deadline, SCAN_DEFAULTS.deadlineMs),
     serial: values.serial ?? false,
@@ -425,40 +613,34 @@ export function parseScanArgs(
       values['max-answer-bytes'],
       SCAN_DEFAULTS.maxAnswerBytes,
     ),
-    ...(tgt === undefined ? {} : withPeerEnv(peerTarget(values.peer, values['peer-stdio'], tgt))),
+  };
+  const peer =
+    tgt === undefined ? undefined : peerTarget(values.peer, values['peer-stdio'], tgt).peer;
+  return {
+    ...limits,
+    ...(peer === undefined ? {} : { peer: withEnv(peer) }),
     ...(values['expiry-wait'] === undefined
       ? {}
       : { expiryWaitMs: duration('expiry-wait', values['expiry-wait'], 0) }),
-    format,
-    ...(values.output !== undefined ? { output: values.output } : {}),
-    ...(baseline !== undefined ? { baseline } : {}),
-    ...(values['write-baseline'] !== undefined ? { writeBaseline: values['write-baseline'] } : {}),
-    evidence: evidence as EvidenceMode,
-    all: values.all ?? false,
-    ...(sarifLocation !== undefined ? { sarifLocation } : {}),
-    quiet: values.quiet ?? false,
-    warnings,
-    engine: engine !== undefined,
   };
-  if (fromRegistry)
-    return {
-      ...common,
-      registry: registryRequest(values, {
-        env,
-        identities,
-        carrier: (identityHeader?.name ?? 'authorization').toLowerCase(),
-        concurrency: count('concurrency', values.concurrency, DEFAULT_CONCURRENCY),
-        ...(tls ? { tls } : {}),
-        ...(connection ? { connection } : {}),
-      }),
-    };
-  if (selection !== undefined) return { ...common, config: selection };
-  if (tgt === undefined) throw new ProbeUsageError('no target'); // unreachable: target() threw
-  return { ...common, target: withEnv(tgt) };
+}
 
-  function withPeerEnv(p: { peer?: Target }): { peer?: Target } {
-    return p.peer === undefined ? {} : { peer: withEnv(p.peer) };
-  }
+/** What the scan may call, and whether a run in which no probe decided fails. */
+function callPolicy(
+  values: ScanValues,
+  engine: EngineInput | undefined,
+): Pick<
+  CommonScanArgs,
+  'includeDestructive' | 'allowTools' | 'planOnly' | 'allowMintedInRisky' | 'allowUndecided'
+> {
+  return {
+    includeDestructive:
+      (values['include-destructive'] ?? false) || engine?.includeDestructive === true,
+    allowTools: allowedTools(values['allow-tool'] ?? []),
+    planOnly: values.plan ?? false,
+    allowMintedInRisky: values['allow-minted-in-risky'] ?? false,
+    allowUndecided: values['allow-undecided'] ?? false,
+  };
 }
 
 /** `--allow-tool <name>` values: each a tool name as the server lists it (no blanks around it). */

@@ -10,6 +10,7 @@ import { ProbeUsageError } from '../errors.js';
 import type { ExtraSecret } from '../probe/evidence/evidence.js';
 import { stdioEnv } from './config/minimal-env.js';
 import { MAX_ENV_FILE_BYTES, MIN_REDACTED, parseEnvFile } from './config/plan.js';
+import { ENV_NAME } from './env-name.js';
 
 /** The environment of a stdio target, and the values a report must not hold. */
 export interface StdioLaunchEnv {
@@ -17,8 +18,6 @@ export interface StdioLaunchEnv {
   readonly secrets: readonly ExtraSecret[];
   readonly warnings: readonly string[];
 }
-
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 function readEnvFile(file: string): Record<string, string> {
   if (file.length === 0) throw new ProbeUsageError('--env-file needs a file name');
@@ -47,7 +46,7 @@ export function stdioLaunchEnv(
   const warnings: string[] = [];
   const extra: Record<string, string> = file === undefined ? {} : readEnvFile(file);
   for (const name of names) {
-    if (!NAME.test(name))
+    if (!ENV_NAME.test(name))
       throw new ProbeUsageError(`--env takes an environment variable name, e.g. API_TOKEN`);
     const value = scanner[name];
     if (value === undefined)

@@ -8,6 +8,7 @@
  * refusal (fail closed).
  */
 import { Redis } from 'ioredis';
+import { positiveOption } from '../seal/checks.js';
 
 /** How to reach Redis: a client you own, or a URL we connect to. */
 export interface RedisConnectionOptions {
@@ -46,11 +47,7 @@ export function checkPrefix(prefix: unknown, fallback: string): string {
 /** @internal Connect to Redis with bounded, fail-fast commands. */
 export function createRedisConnection(options: RedisConnectionOptions): RedisConnection {
   if (typeof options !== 'object' || options === null) throw new TypeError('options are required');
-  const timeoutMs = options.timeoutMs ?? 1000;
-  // Stryker disable next-line ConditionalExpression: Number.isFinite is false for every non-number, so dropping the typeof test (there for TypeScript's narrowing) changes no answer.
-  if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-    throw new RangeError(`timeoutMs must be a positive finite number, got ${typeof timeoutMs}`);
-  }
+  const timeoutMs = positiveOption('timeoutMs', options.timeoutMs, 1000);
   const { client: given, url } = options;
   if ((given === undefined) === (url === undefined)) {
     throw new TypeError('pass exactly one of client or url');

@@ -2,6 +2,7 @@
  * The canonical {@link RunReport} of a scan, assembled from what its phases returned: every value a
  * target sent passes the redactor here once more, as everywhere a report is built.
  */
+import type { Probe } from './define.js';
 import { undecidedCount } from './decided.js';
 import type { Redactor } from './evidence/evidence.js';
 import { recipeName, type SurfaceMap } from './surface/recipes.js';
@@ -12,6 +13,7 @@ import type {
   Evidence,
   ProbeResult,
   ProtocolInfo,
+  ReportRule,
   RunReport,
   ShedSummary,
   TransportKind,
@@ -71,6 +73,8 @@ export interface ReportParts {
   readonly ms: number;
   readonly problem?: string;
   readonly results: readonly ProbeResult[];
+  /** The probes of the scan: the report carries the rule of each one with a result. */
+  readonly probes: readonly Probe[];
   readonly surface?: RunReport['surface'];
   /** Requests of the opening (the target's and the peer's) and of discovery. */
   readonly opening: number;
@@ -152,8 +156,25 @@ export function buildReport(parts: ReportParts): RunReport {
     ...(parts.shed === undefined ? {} : { shed: parts.shed }),
     undecided: undecidedCount(results),
     probes: [...results],
+    rules: reportRules(parts.probes, results),
     plan,
     ...(uncalled.length > 0 ? { uncalled } : {}),
     ...(created === undefined ? {} : { created }),
   };
+}
+
+/** The rules of the probes with a result, in the results' order. */
+function reportRules(probes: readonly Probe[], results: readonly ProbeResult[]): ReportRule[] {
+  const byId = new Map(probes.map((p) => [p.id, p]));
+  const ids = [...new Set(results.map((r) => r.id))];
+  return ids.flatMap((id) => {
+    const probe = byId.get(id);
+    return probe === undefined ? [] : [ruleOf(probe)];
+  });
+}
+
+/** A probe's rule, as a report carries it. */
+export function ruleOf(probe: Probe): ReportRule {
+  const { id, title, flaw, severity, rationale, references } = probe;
+  return { id, title, flaw, severity, rationale, references };
 }

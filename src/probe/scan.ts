@@ -321,6 +321,7 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
     ms: Math.round(performance.now() - started),
     ...(opened.problem === undefined ? {} : { problem: opened.problem }),
     ...phases,
+    probes: config.probes,
     opening,
     ...(shed === undefined ? {} : { shed }),
   });

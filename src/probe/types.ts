@@ -3,6 +3,7 @@
  *
  * This file is the contract between the engine (transports, runner, reporters, CLI) and the probes.
  */
+import type { Reference } from './references.js';
 import type { ConnectionPolicy } from './target/connection-policy.js';
 
 /** The four verdicts. `errored` must never read as green. */
@@ -421,6 +422,12 @@ export interface RunReport {
   /** How many probes decided nothing (ended `skipped` or `errored`); all of them: nothing decided. */
   readonly undecided: number;
   readonly probes: ProbeResult[];
+  /**
+   * What the results are judged by, once per probe (or capture judgement) with a result here, so
+   * a reporter renders from the report alone. Absent on a report made before reports carried them
+   * (a reporter then has the results' own title and severity).
+   */
+  readonly rules?: readonly ReportRule[];
   /** The call plan: every tool, prompt and resource template, its class and whether it was called. */
   readonly plan?: CallPlan;
   /**
@@ -447,6 +454,20 @@ export interface RunReport {
   readonly server?: ServerSource;
   /** Set on the report of a capture's judgements: the capture file, as named. */
   readonly capture?: string;
+}
+
+/** A probe's (or a capture judgement's) rule as a report carries it. */
+export interface ReportRule {
+  readonly id: string;
+  /** The property asked about (what holds when it is refuted). */
+  readonly title: string;
+  /** The flaw a confirmed result found. */
+  readonly flaw: string;
+  /** The worst case; one finding may weigh less (its result says so). */
+  readonly severity: ProbeResult['severity'];
+  /** Why the property matters: the first paragraph is its summary. */
+  readonly rationale: string;
+  readonly references: readonly Reference[];
 }
 
 /** How many created objects a report names; the rest are counted. */

@@ -10,7 +10,6 @@
  * cut again here to a fixed length, as the engine shows it whole.
  */
 import { headline } from './headline.js';
-import { findProbe } from '../probe/registry.js';
 import { HANDLE_HIJACKING, MRTR_BINDING } from '../probe/references.js';
 import type { ProbeResult, RunReport } from '../probe/types.js';
 import { evidenceLine } from './evidence-lines.js';
@@ -156,8 +155,8 @@ function answers(r: ProbeResult): string {
 }
 
 function finding(r: ProbeResult, report: RunReport, timestamp: string): Record<string, unknown> {
-  const probe = findProbe(r.id);
-  const rationale = probe?.rationale
+  const rule = report.rules?.find((rule) => rule.id === r.id);
+  const rationale = rule?.rationale
     .split(/\n\s*\n/)[0]
     ?.replace(/\s+/g, ' ')
     .trim();

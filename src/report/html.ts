@@ -209,12 +209,32 @@ function planSection(plan: CallPlan, id: string, h: number): string {
 /** What the target is and said about itself, what discovery found, what was left alone. */
 function targetSection(report: RunReport, id: string, h: number): string {
   const p = report.protocol;
+  const parts = [`<h${h} id="${id}-target">Target</h${h}>`, facts(targetFacts(report))];
+  if (p.deviations !== undefined && p.deviations.length > 0) {
+    parts.push(
+      `<h${h + 1}>Protocol deviations (${p.deviations.length})</h${h + 1}>`,
+      `<ul>${p.deviations.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>`,
+    );
+  }
+  if (report.surface !== undefined) parts.push(...surfaceParts(report.surface, h + 1));
+  if (report.created !== undefined) parts.push(...createdParts(report.created, id, h + 1));
+  // The plan says what was left alone, why and the flag: `uncalled` is not said twice.
+  if (report.plan !== undefined) parts.push(planSection(report.plan, id, h + 1));
+  else if (report.uncalled !== undefined && report.uncalled.length > 0)
+    parts.push(...uncalledParts(report.uncalled, h + 1));
+  if (report.baseline !== undefined) parts.push(...baselineParts(report.baseline, h + 1));
+  return parts.join('\n');
+}
+
+/** The target's facts: how it was reached, where it was declared, what it said about itself. */
+function targetFacts(report: RunReport): [string, string | undefined][] {
+  const p = report.protocol;
   const server =
     p.serverInfo === undefined
       ? undefined
       : escapeHtml(`${p.serverInfo.name ?? '?'} ${p.serverInfo.version ?? ''}`.trimEnd());
   const s = report.server;
-  const rows: [string, string | undefined][] = [
+  return [
     [
       'target',
       `<code>${escapeHtml(report.target.display)}</code> (${escapeHtml(report.target.kind)})`,
@@ -232,69 +252,60 @@ function targetSection(report: RunReport, id: string, h: number): string {
     ['resource templates', p.resourceTemplates && list(p.resourceTemplates)],
     ['started', `${escapeHtml(report.startedAt)}, ${report.ms} ms`],
   ];
-  const parts = [`<h${h} id="${id}-target">Target</h${h}>`, facts(rows)];
-  if (p.deviations !== undefined && p.deviations.length > 0) {
-    parts.push(
-      `<h${h + 1}>Protocol deviations (${p.deviations.length})</h${h + 1}>`,
-      `<ul>${p.deviations.map((d) => `<li>${escapeHtml(d)}</li>`).join('')}</ul>`,
-    );
-  }
-  if (report.surface !== undefined) {
-    const sf = report.surface;
-    parts.push(
-      `<h${h + 1}>Surface found by discovery</h${h + 1}>`,
-      facts([
-        ['handles', list(sf.handles)],
-        ['flows', list(sf.flows)],
-        ['tried', list(sf.tried, false)],
-      ]),
-    );
-    const cut = cutShortSentence(sf.notReached);
-    if (cut !== undefined) parts.push(`<p class="reason">${escapeHtml(cut)}</p>`);
-  }
-  if (report.created !== undefined) {
-    const rows = report.created.items
-      .map(
-        (c) =>
-          `<tr><td><code>${escapeHtml(c.tool)}</code></td><td><code>${escapeHtml(c.value)}</code></td></tr>`,
-      )
-      .join('');
-    parts.push(
-      `<h${h + 1} id="${id}-created">Created by this scan (${report.created.total})</h${h + 1}>`,
-      `<p>${escapeHtml(createdSentence(report.created))}</p>`,
-      `<table class="created"><thead><tr><th scope="col">tool</th><th scope="col">id or handle it handed out</th></tr></thead><tbody>${rows}</tbody></table>`,
-    );
-  }
-  // The plan says what was left alone, why and the flag: `uncalled` is not said twice.
-  if (report.plan !== undefined) parts.push(planSection(report.plan, id, h + 1));
-  else if (report.uncalled !== undefined && report.uncalled.length > 0) {
-    const rows = report.uncalled
-      .map(
-        (u) => `<tr><td><code>${escapeHtml(u.tool)}</code></td><td>${escapeHtml(u.why)}</td></tr>`,
-      )
-      .join('');
-    parts.push(
-      `<h${h + 1}>Not called (${report.uncalled.length})</h${h + 1}>`,
-      `<table><thead><tr><th scope="col">tool</th><th scope="col">why</th></tr></thead><tbody>${rows}</tbody></table>`,
-    );
-  }
-  if (report.baseline !== undefined) {
-    const b = report.baseline;
-    parts.push(
-      `<h${h + 1}>Baseline</h${h + 1}>`,
-      facts([
-        ['file', `<code>${escapeHtml(b.file)}</code>`],
-        ['accepted', list(b.baselined)],
-        [
-          'stale',
-          b.stale.length === 0
-            ? list(b.stale)
-            : `${list(b.stale)}<p class="stale">${badge('confirmed', ' stale')} ${escapeHtml(STALE_REASON)}; remove ${b.stale.length === 1 ? 'it' : 'them'} from the file (a stale entry fails the run)</p>`,
-        ],
-      ]),
-    );
-  }
-  return parts.join('\n');
+}
+
+function surfaceParts(sf: NonNullable<RunReport['surface']>, h: number): string[] {
+  const parts = [
+    `<h${h}>Surface found by discovery</h${h}>`,
+    facts([
+      ['handles', list(sf.handles)],
+      ['flows', list(sf.flows)],
+      ['tried', list(sf.tried, false)],
+    ]),
+  ];
+  const cut = cutShortSentence(sf.notReached);
+  if (cut !== undefined) parts.push(`<p class="reason">${escapeHtml(cut)}</p>`);
+  return parts;
+}
+
+function createdParts(created: NonNullable<RunReport['created']>, id: string, h: number): string[] {
+  const rows = created.items
+    .map(
+      (c) =>
+        `<tr><td><code>${escapeHtml(c.tool)}</code></td><td><code>${escapeHtml(c.value)}</code></td></tr>`,
+    )
+    .join('');
+  return [
+    `<h${h} id="${id}-created">Created by this scan (${created.total})</h${h}>`,
+    `<p>${escapeHtml(createdSentence(created))}</p>`,
+    `<table class="created"><thead><tr><th scope="col">tool</th><th scope="col">id or handle it handed out</th></tr></thead><tbody>${rows}</tbody></table>`,
+  ];
+}
+
+function uncalledParts(uncalled: NonNullable<RunReport['uncalled']>, h: number): string[] {
+  const rows = uncalled
+    .map((u) => `<tr><td><code>${escapeHtml(u.tool)}</code></td><td>${escapeHtml(u.why)}</td></tr>`)
+    .join('');
+  return [
+    `<h${h}>Not called (${uncalled.length})</h${h}>`,
+    `<table><thead><tr><th scope="col">tool</th><th scope="col">why</th></tr></thead><tbody>${rows}</tbody></table>`,
+  ];
+}
+
+function baselineParts(b: NonNullable<RunReport['baseline']>, h: number): string[] {
+  return [
+    `<h${h}>Baseline</h${h}>`,
+    facts([
+      ['file', `<code>${escapeHtml(b.file)}</code>`],
+      ['accepted', list(b.baselined)],
+      [
+        'stale',
+        b.stale.length === 0
+          ? list(b.stale)
+          : `${list(b.stale)}<p class="stale">${badge('confirmed', ' stale')} ${escapeHtml(STALE_REASON)}; remove ${b.stale.length === 1 ? 'it' : 'them'} from the file (a stale entry fails the run)</p>`,
+      ],
+    ]),
+  ];
 }
 
 /**

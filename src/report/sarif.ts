@@ -1,8 +1,8 @@
 /**
  * SARIF 2.1.0: a projection of the {@link RunReport} for code-scanning dashboards.
  *
- * Rules come from the probe registry, once per id (rationale, references, severity), so a dashboard
- * shows why a probe exists next to what it found. Results, by verdict:
+ * Rules come from the report's own rules, once per id (rationale, references, severity), so a
+ * dashboard shows why a probe exists next to what it found. Results, by verdict:
  * - `confirmed`: `kind: "fail"`, `level` from the probe's severity;
  * - `errored`: `kind: "open"` (level `none`), and a tool-execution notification at level `error`,
  *   with `executionSuccessful: false`: an errored probe is an unfinished check, never a pass;
@@ -36,9 +36,14 @@ import type {
   Suppression,
 } from 'sarif';
 import { entryProbeId, STALE_REASON } from '../probe/baseline.js';
-import { findProbe } from '../probe/registry.js';
-import { findJudgement } from '../watch/judgements.js';
-import type { CallPlan, CombinedReport, ProbeResult, RunReport, Verdict } from '../probe/types.js';
+import type {
+  CallPlan,
+  CombinedReport,
+  ProbeResult,
+  ReportRule,
+  RunReport,
+  Verdict,
+} from '../probe/types.js';
 import { evidenceLine } from './evidence-lines.js';
 import { clipRaw, leftAloneLine, PLAN_ELSEWHERE, planCounts, planGroups, reachOf } from './plan.js';
 import { placeOf, pseudoPath, repoRelative, SRCROOT, type SarifPlace } from './sarif-location.js';
@@ -79,20 +84,18 @@ function ruleName(id: string): string {
     .join('');
 }
 
-/** The rule of a probe: from the registry where it is known, else from the result alone. */
-function ruleFor(result: ProbeResult): ReportingDescriptor {
-  const probe = findProbe(result.id);
-  const title = probe?.title ?? result.title;
-  const severity = probe?.severity ?? result.severity;
-  // A judgement of a capture (`stateguard check`) has its rationale in the judgement list.
-  const rationale = probe?.rationale ?? findJudgement(result.id)?.rationale;
-  const references = probe?.references ?? [];
+/** The rule of a probe: the report's rule where it carries one, else from the result alone. */
+function ruleFor(result: ProbeResult, rule: ReportRule | undefined): ReportingDescriptor {
+  const title = rule?.title ?? result.title;
+  const severity = rule?.severity ?? result.severity;
+  const rationale = rule?.rationale;
+  const references = rule?.references ?? [];
   return {
     id: result.id,
     name: ruleName(result.id),
     shortDescription: { text: title },
     fullDescription: { text: rationale?.split(/\n\s*\n/)[0]?.replace(/\s+/g, ' ') ?? title },
-    // GitHub requires help.text on every rule; a probe unknown to the registry has its title.
+    // GitHub requires help.text on every rule; a result with no rule in its report has its title.
     help: rationale !== undefined ? { text: rationale, markdown: rationale } : { text: title },
     ...(references[0] !== undefined ? { helpUri: references[0].url } : {}),
     defaultConfiguration: { level: LEVEL[severity] },
@@ -349,11 +352,17 @@ function runOf(
 ): Run {
   const rules: ReportingDescriptor[] = [];
   const ruleIndex = new Map<string, number>();
-  for (const r of placed.flatMap((p) => p.report.probes)) {
-    if (ruleIndex.has(r.id)) continue;
-    ruleIndex.set(r.id, rules.length);
-    rules.push(ruleFor(r));
-  }
+  for (const { report } of placed)
+    for (const r of report.probes) {
+      if (ruleIndex.has(r.id)) continue;
+      ruleIndex.set(r.id, rules.length);
+      rules.push(
+        ruleFor(
+          r,
+          report.rules?.find((rule) => rule.id === r.id),
+        ),
+      );
+    }
   const shown = (v: Verdict): boolean =>
     v === 'confirmed' || v === 'errored' || options.all === true;
   return {

@@ -73,6 +73,10 @@ export function captureReport(
     ms: source.ms,
     undecided: probes.filter((p) => p.verdict === 'skipped').length,
     probes,
+    rules: JUDGEMENTS.map((j) => {
+      const { id, title, flaw, severity, rationale } = judgementOf(j.id);
+      return { id, title, flaw, severity, rationale, references: [] };
+    }),
     capture: source.file,
   };
 }

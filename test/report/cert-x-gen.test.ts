@@ -54,6 +54,20 @@ describe('the cert-x-gen status', () => {
     );
   });
 
+  it("describes a finding by its reason and the first paragraph of the report's own rule", () => {
+    const tamper = report.rules?.find((r) => r.id === 'state/tamper');
+    expect(tamper).toBeDefined();
+    const carried: RunReport = {
+      ...report,
+      rules: [{ ...tamper!, rationale: 'Carried   in the\nreport.\n\nNot this paragraph.' }],
+    };
+    expect(render(carried).findings[0]?.description).toBe(
+      'altered requestState was accepted\n\nCarried in the report.',
+    );
+    const { rules: _rules, ...bare } = report;
+    expect(render(bare).findings[0]?.description).toBe('altered requestState was accepted');
+  });
+
   it("gives each finding its probe's first CWE as the one `cwe` the engine reads, none when it has none", () => {
     const doc = render(
       withProbes(

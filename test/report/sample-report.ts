@@ -2,7 +2,17 @@
  * One fixed RunReport with every verdict, a control that did not hold, an observation, a long
  * sealed blob and a notification before the answer: the input of the reporter and golden tests.
  */
-import type { CallPlan, CombinedReport, RunReport } from '../../src/probe/types.js';
+import type { CallPlan, CombinedReport, ReportRule, RunReport } from '../../src/probe/types.js';
+import { findProbe } from '../../src/probe/registry.js';
+import { ruleOf } from '../../src/probe/scan-report.js';
+
+/** The rules a scan puts in its report for these probes (scan-report.ts): the registry's. */
+function rulesOf(ids: readonly string[]): ReportRule[] {
+  return ids.flatMap((id) => {
+    const probe = findProbe(id);
+    return probe === undefined ? [] : [ruleOf(probe)];
+  });
+}
 
 /** A long sealed-looking blob, to see it shortened in summaries. */
 export const blob = `v1.${'eyJwIjp7InRvb2wiOiJ0cmFuc2Zlci'.repeat(8)}`;
@@ -86,6 +96,12 @@ export const report: RunReport = {
       ms: 1,
     },
   ],
+  rules: rulesOf([
+    'state/tamper',
+    'state/replay-request',
+    'handle/cross-principal',
+    'state/replay-principal',
+  ]),
 };
 
 /**
@@ -140,6 +156,14 @@ export const severitiesReport: RunReport = {
       ms: 2,
     },
   ],
+  rules: rulesOf([
+    'state/tamper',
+    'state/replay-request',
+    'handle/cross-principal',
+    'state/replay-principal',
+    'transport/origin',
+    'state/error-oracle',
+  ]),
 };
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The SARIF reporter: a structurally valid SARIF 2.1.0 log (checked field by field against the
- * spec's requirements), rules from the probe registry once per id, and results by verdict.
+ * spec's requirements), rules from the report's own rules once per id, and results by verdict.
  */
 import { describe, expect, it } from 'vitest';
 import { PROBES } from '../../src/probe/registry.js';
@@ -25,7 +25,43 @@ describe('the SARIF reporter', () => {
     }
   });
 
-  it('takes its rules from the probe registry, once per id, even when a probe ran twice', () => {
+  it('renders a rule from the rule the report carries, never from the registry', () => {
+    const tamper = report.rules?.find((r) => r.id === 'state/tamper');
+    expect(tamper).toBeDefined();
+    const carried: RunReport = {
+      ...report,
+      rules: [
+        {
+          ...tamper!,
+          title: 'Title carried in the report',
+          severity: 'low',
+          rationale: 'Rationale carried in the report.\n\nSecond paragraph.',
+          references: [{ id: 'carried', url: 'https://example.invalid/carried' }],
+        },
+      ],
+    };
+    const rule = (
+      render(carried).runs[0].tool.driver.rules as { id: string; [k: string]: unknown }[]
+    ).find((r) => r.id === 'state/tamper');
+    expect(rule).toMatchObject({
+      shortDescription: { text: 'Title carried in the report' },
+      fullDescription: { text: 'Rationale carried in the report.' },
+      help: { text: 'Rationale carried in the report.\n\nSecond paragraph.' },
+      helpUri: 'https://example.invalid/carried',
+      defaultConfiguration: { level: 'note' },
+    });
+    // A report with no rules (made before reports carried them) has each rule from its result.
+    const { rules: _rules, ...bare } = report;
+    const fromResult = (
+      render(bare).runs[0].tool.driver.rules as { id: string; [k: string]: unknown }[]
+    ).find((r) => r.id === 'state/tamper');
+    expect(fromResult).toMatchObject({
+      shortDescription: { text: report.probes[0]!.title },
+      help: { text: report.probes[0]!.title },
+    });
+  });
+
+  it('takes its rules from the report, once per id, even when a probe ran twice', () => {
     const twice: RunReport = { ...report, probes: [...report.probes, report.probes[0]!] };
     const rules = render(twice).runs[0].tool.driver.rules as {
       id: string;

@@ -66,6 +66,20 @@ export function identityVariable(identity: IdentityName, server: string): string
   return `STATEGUARD_IDENTITY_${identity}__${server.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
 
+/** A server's identities: its own {@link identityVariable}s over the flags' (empty ones unset). */
+export function serverIdentities(
+  server: string,
+  options: Pick<PlanOptions, 'env' | 'identities'>,
+): Partial<Record<IdentityName, string>> {
+  const identities: Partial<Record<IdentityName, string>> = {};
+  for (const i of ['A', 'B'] as const) {
+    const own = options.env[identityVariable(i, server)];
+    const v = own !== undefined && own.length > 0 ? own : options.identities[i];
+    if (v !== undefined) identities[i] = v;
+  }
+  return identities;
+}
+
 /** The largest env file read. */
 export const MAX_ENV_FILE_BYTES = 1024 * 1024;
 /** Values shorter than this are not redacted: `1` or `true` would blank out half the evidence. */
@@ -127,116 +141,135 @@ function unresolvedProblem(placeholders: readonly string[]): string {
   );
 }
 
+/** What every phase of one server's plan shares: substitution, its identities and what to redact. */
+interface PlanContext {
+  readonly server: ConfigServer;
+  readonly options: PlanOptions;
+  /** Substitutes placeholders, collecting what is unresolved and what is secret. */
+  readonly sub: (s: string) => string;
+  readonly unresolved: readonly string[];
+  /** What every plan of this server carries; its identities may still gain A from the entry. */
+  readonly base: {
+    readonly source: ServerSource;
+    readonly identities: Partial<Record<IdentityName, string>>;
+    readonly warnings: string[];
+  };
+  /** The substituted secrets plus `extra`, long enough to redact, as the report's placeholders. */
+  readonly redacted: (extra: readonly { name: string; value: string }[]) => ExtraSecret[];
+}
+
+type StdioSpec = Extract<ConfigServer['spec'], { kind: 'stdio' }>;
+type RemoteSpec = Extract<ConfigServer['spec'], { kind: 'http' | 'sse' }>;
+
 /** Plans the scan of `server`. */
 export function planServer(server: ConfigServer, options: PlanOptions): ServerPlan {
-  const { spec, source } = server;
-  const ctx: SubstitutionContext = {
-    env: options.env,
-    userHome: options.userHome,
-    workspaceFolder: server.workspaceFolder,
-  };
-  const { sub, unresolved, secrets } = substituter(ctx);
-  const warnings: string[] = [];
-  const own = (identity: IdentityName): string | undefined => {
-    const v = options.env[identityVariable(identity, source.name)];
-    return v !== undefined && v.length > 0 ? v : options.identities[identity];
-  };
-  const identities: Partial<Record<IdentityName, string>> = {};
-  for (const i of ['A', 'B'] as const) {
-    const v = own(i);
-    if (v !== undefined) identities[i] = v;
-  }
-  const redacted = (extra: readonly { name: string; value: string }[]): ExtraSecret[] =>
-    [...secrets, ...extra]
-      .filter((s) => s.value.length >= MIN_REDACTED)
-      .map((s) => ({ placeholder: `<env ${s.name}>`, value: s.value }));
-  const base = { source, identities, warnings };
-
+  const { spec } = server;
+  const plan = planContext(server, options);
   if (spec.kind === 'unsupported')
     return {
-      ...base,
+      ...plan.base,
       transport: 'http',
       display: `${spec.type}:`,
       problem: `${NOT_SCANNED}transport type '${visibleLine(spec.type)}' is not one the scanner speaks (stdio, http)`,
       headers: [],
       secrets: [],
     };
+  if (spec.kind === 'stdio') return planStdio(spec, plan);
+  return planRemote(spec, plan);
+}
 
-  if (spec.kind === 'stdio') {
-    const command = sub(spec.command);
-    const args = spec.args.map(sub);
-    const cwdRaw = spec.cwd === undefined ? undefined : sub(spec.cwd);
-    const envFileRaw = spec.envFile === undefined ? undefined : sub(spec.envFile);
-    const own: Record<string, string | null> = {};
-    for (const [k, v] of Object.entries(spec.env)) own[k] = v === null ? null : sub(v);
-    const cwd =
-      cwdRaw === undefined
-        ? server.workspaceFolder
-        : isAbsolute(cwdRaw)
-          ? cwdRaw
-          : resolve(server.workspaceFolder, cwdRaw);
-    const display = displayTarget({ kind: 'stdio', command, args });
-    const fail = (problem: string): ServerPlan => ({
-      ...base,
-      transport: 'stdio',
-      display,
-      problem,
-      headers: [],
-      secrets: redacted([]),
-    });
-    if (unresolved.length > 0) return fail(unresolvedProblem(unresolved));
-    let fromFile: Record<string, string> = {};
-    if (envFileRaw !== undefined) {
-      const file = isAbsolute(envFileRaw)
-        ? envFileRaw
-        : resolve(server.workspaceFolder, envFileRaw);
-      try {
-        const text = readFileSync(file);
-        if (text.length > MAX_ENV_FILE_BYTES)
-          return fail(`its envFile is larger than ${MAX_ENV_FILE_BYTES} bytes: not started`);
-        fromFile = parseEnvFile(text.toString('utf8'));
-      } catch (error) {
-        return fail(
-          `its envFile '${visibleLine(envFileRaw)}' cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): not started`,
-        );
-      }
-    }
-    // The entry's own env wins over its env file, and both over the minimal environment.
-    const env = stdioEnv(options.env, { ...fromFile, ...own });
-    const declared = [...Object.entries(fromFile), ...Object.entries(own)]
-      .filter((e): e is [string, string] => typeof e[1] === 'string')
-      .map(([name, value]) => ({ name, value }));
-    return {
-      ...base,
-      transport: 'stdio',
-      target: { kind: 'stdio', command, args, env, cwd },
-      display,
-      headers: [],
-      secrets: redacted(declared),
-    };
+/** The substitution and the server's identities. */
+function planContext(server: ConfigServer, options: PlanOptions): PlanContext {
+  const { source } = server;
+  const ctx: SubstitutionContext = {
+    env: options.env,
+    userHome: options.userHome,
+    workspaceFolder: server.workspaceFolder,
+  };
+  const { sub, unresolved, secrets } = substituter(ctx);
+  const identities = serverIdentities(source.name, options);
+  const redacted = (extra: readonly { name: string; value: string }[]): ExtraSecret[] =>
+    [...secrets, ...extra]
+      .filter((s) => s.value.length >= MIN_REDACTED)
+      .map((s) => ({ placeholder: `<env ${s.name}>`, value: s.value }));
+  return { server, options, sub, unresolved, base: { source, identities, warnings: [] }, redacted };
+}
+
+/** A stdio entry: its command, arguments and working directory, and the environment it starts in. */
+function planStdio(spec: StdioSpec, plan: PlanContext): ServerPlan {
+  const { sub, server } = plan;
+  const command = sub(spec.command);
+  const args = spec.args.map(sub);
+  const cwdRaw = spec.cwd === undefined ? undefined : sub(spec.cwd);
+  const envFileRaw = spec.envFile === undefined ? undefined : sub(spec.envFile);
+  const own: Record<string, string | null> = {};
+  for (const [k, v] of Object.entries(spec.env)) own[k] = v === null ? null : sub(v);
+  const cwd =
+    cwdRaw === undefined
+      ? server.workspaceFolder
+      : isAbsolute(cwdRaw)
+        ? cwdRaw
+        : resolve(server.workspaceFolder, cwdRaw);
+  const display = displayTarget({ kind: 'stdio', command, args });
+  const fail = (problem: string): ServerPlan => ({
+    ...plan.base,
+    transport: 'stdio',
+    display,
+    problem,
+    headers: [],
+    secrets: plan.redacted([]),
+  });
+  if (plan.unresolved.length > 0) return fail(unresolvedProblem(plan.unresolved));
+  const fromFile = envFileRaw === undefined ? {} : readEnvFile(envFileRaw, server.workspaceFolder);
+  if (typeof fromFile === 'string') return fail(fromFile);
+  // The entry's own env wins over its env file, and both over the minimal environment.
+  const env = stdioEnv(plan.options.env, { ...fromFile, ...own });
+  const declared = [...Object.entries(fromFile), ...Object.entries(own)]
+    .filter((e): e is [string, string] => typeof e[1] === 'string')
+    .map(([name, value]) => ({ name, value }));
+  return {
+    ...plan.base,
+    transport: 'stdio',
+    target: { kind: 'stdio', command, args, env, cwd },
+    display,
+    headers: [],
+    secrets: plan.redacted(declared),
+  };
+}
+
+/** An entry's `envFile`, relative to the workspace folder: its variables, or why it cannot be used. */
+function readEnvFile(name: string, workspaceFolder: string): Record<string, string> | string {
+  const file = isAbsolute(name) ? name : resolve(workspaceFolder, name);
+  try {
+    const text = readFileSync(file);
+    if (text.length > MAX_ENV_FILE_BYTES)
+      return `its envFile is larger than ${MAX_ENV_FILE_BYTES} bytes: not started`;
+    return parseEnvFile(text.toString('utf8'));
+  } catch (error) {
+    return `its envFile '${visibleLine(name)}' cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): not started`;
   }
+}
 
+/** An HTTP (or SSE-only) entry: its URL, its headers, and the connection settings of the flags. */
+function planRemote(spec: RemoteSpec, plan: PlanContext): ServerPlan {
+  const { sub, options } = plan;
   const url = sub(spec.url);
   const headerValues = Object.entries(spec.headers).map(([name, v]) => ({ name, value: sub(v) }));
   const display = displayTarget({ kind: 'http', url });
-  const remote = { ...base, transport: 'http' as const, display };
+  const remote = { ...plan.base, transport: 'http' as const, display };
+  const fail = (problem: string): ServerPlan => ({
+    ...remote,
+    problem,
+    headers: [],
+    secrets: plan.redacted([]),
+  });
   if (spec.kind === 'sse')
-    return {
-      ...remote,
-      problem:
-        `${NOT_SCANNED}an SSE-only entry ("type": "sse", the HTTP+SSE transport of protocol ` +
+    return fail(
+      `${NOT_SCANNED}an SSE-only entry ("type": "sse", the HTTP+SSE transport of protocol ` +
         '2024-11-05, deprecated since 2025-03-26); the scanner speaks Streamable HTTP. If the ' +
         'server also serves Streamable HTTP, declare that endpoint with "type": "http"',
-      headers: [],
-      secrets: redacted([]),
-    };
-  if (unresolved.length > 0)
-    return {
-      ...remote,
-      problem: unresolvedProblem(unresolved),
-      headers: [],
-      secrets: redacted([]),
-    };
+    );
+  if (plan.unresolved.length > 0) return fail(unresolvedProblem(plan.unresolved));
   let parsed: URL | undefined;
   try {
     parsed = new URL(url);
@@ -244,23 +277,36 @@ export function planServer(server: ConfigServer, options: PlanOptions): ServerPl
     parsed = undefined;
   }
   if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:'))
-    return {
-      ...remote,
-      problem: 'its url is not an http(s) URL: not scanned',
-      headers: [],
-      secrets: redacted([]),
-    };
+    return fail('its url is not an http(s) URL: not scanned');
+  const headers = entryHeaders(headerValues, plan);
+  if (typeof headers === 'string') return fail(headers);
+  const https = parsed.protocol === 'https:';
+  return {
+    ...remote,
+    target: {
+      kind: 'http',
+      url: parsed.toString(),
+      ...(options.connection ? { connection: options.connection } : {}),
+      ...(https && options.tls ? { tls: options.tls } : {}),
+    },
+    headers,
+    secrets: plan.redacted([]),
+  };
+}
+
+/**
+ * The entry's headers that are sent, or why the entry is not scanned. The header that carries the
+ * identities is not sent: a bearer token in `Authorization` becomes identity A when none was given
+ * for A; the headers the scanner sets itself are not sent either (both with a warning).
+ */
+function entryHeaders(values: readonly HeaderLine[], plan: PlanContext): HeaderLine[] | string {
+  const { identities, warnings, source } = plan.base;
   const headers: HeaderLine[] = [];
-  for (const h of headerValues) {
+  for (const h of values) {
     const lower = h.name.toLowerCase();
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(h.name) || /[\r\n\0]/.test(h.value))
-      return {
-        ...remote,
-        problem: `its header '${visibleLine(h.name)}' is not a valid one-line header: not scanned`,
-        headers: [],
-        secrets: redacted([]),
-      };
-    if (lower === options.carrier) {
+      return `its header '${visibleLine(h.name)}' is not a valid one-line header: not scanned`;
+    if (lower === plan.options.carrier) {
       // The entry's own credential is identity A unless an identity was given for A.
       const bearer = /^Bearer\s+(\S+)$/i.exec(h.value)?.[1];
       if (identities.A === undefined && bearer !== undefined && lower === 'authorization')
@@ -279,16 +325,5 @@ export function planServer(server: ConfigServer, options: PlanOptions): ServerPl
     }
     headers.push(h);
   }
-  const https = parsed.protocol === 'https:';
-  return {
-    ...remote,
-    target: {
-      kind: 'http',
-      url: parsed.toString(),
-      ...(options.connection ? { connection: options.connection } : {}),
-      ...(https && options.tls ? { tls: options.tls } : {}),
-    },
-    headers,
-    secrets: redacted([]),
-  };
+  return headers;
 }

@@ -11,6 +11,7 @@
  * `${API_KEY}` would be scanned as something it never is.
  */
 import { sep } from 'node:path';
+import { ENV_NAME } from '../env-name.js';
 
 /** What the placeholders of one file resolve against. */
 export interface SubstitutionContext {
@@ -34,7 +35,6 @@ export interface Substituted {
   readonly secrets: ResolvedSecret[];
 }
 
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** A placeholder is quoted in messages, never at any length: a hostile file could make it huge. */
 const MAX_SHOWN = 80;
 
@@ -78,13 +78,13 @@ function resolve(
   if (fixed !== undefined) return fixed;
   if (body.startsWith('env:')) {
     const name = body.slice(4);
-    return NAME.test(name) ? fromEnv(name) : undefined;
+    return ENV_NAME.test(name) ? fromEnv(name) : undefined;
   }
   if (body.startsWith('input:')) {
     const id = body.slice(6);
     return id.length > 0 ? fromEnv(inputVariable(id)) : undefined;
   }
-  if (NAME.test(body)) return fromEnv(body);
+  if (ENV_NAME.test(body)) return fromEnv(body);
   const fallback = /^([A-Za-z_][A-Za-z0-9_]*):-(.*)$/s.exec(body);
   if (fallback) {
     // As the shell does: the default stands in for an unset or empty variable.

@@ -23,7 +23,7 @@ import type { ConnectionPolicy } from '../../probe/target/http-connection.js';
 import { visibleLine } from '../../report/visible.js';
 import { RESERVED_HEADERS, type HeaderLine } from '../header-line.js';
 import { minimalNames, stdioEnv } from '../config/minimal-env.js';
-import { identityVariable, MIN_REDACTED, NOT_SCANNED, type ServerPlan } from '../config/plan.js';
+import { MIN_REDACTED, NOT_SCANNED, serverIdentities, type ServerPlan } from '../config/plan.js';
 import {
   firstIssue,
   ServerDetail,
@@ -33,6 +33,7 @@ import {
   type RegistryPackage,
   type RegistryTransport,
 } from './schema.js';
+import { ENV_NAME } from '../env-name.js';
 
 /** What every entry's plan shares: the flags and the scanner's environment. */
 export interface RegistryPlanOptions {
@@ -68,7 +69,6 @@ const NPM_NAME = /^(?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*$/;
 const EXACT_VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 /** A flag a named argument may be. */
 const FLAG = /^--?[A-Za-z0-9][A-Za-z0-9_.-]*$/;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Variables an entry may not set: they steer npx, npm or Node rather than the server. */
 const STEERING = /^(?:NODE_OPTIONS|NODE_PATH|NPM_CONFIG_.*|npm_config_.*|LD_.*|DYLD_.*)$/;
 
@@ -328,47 +328,71 @@ export function planEntry(item: unknown, place: EntryPlace, o: RegistryPlanOptio
   const parsed = ServerDetail.safeParse(wrapped);
   const name = parsed.success ? parsed.data.name : entryName(item, place.index);
   const version = parsed.success ? parsed.data.version : undefined;
-  const source: ServerSource = {
-    name: version === undefined ? name : `${name}@${shown(version, 60)}`,
-    file: place.file,
-    line: place.index,
-    format: place.format,
+  const entry: PlannedEntry = {
+    name,
+    source: {
+      name: version === undefined ? name : `${name}@${shown(version, 60)}`,
+      file: place.file,
+      line: place.index,
+      format: place.format,
+    },
+    identities: serverIdentities(name, o),
   };
-  const identities: Partial<Record<IdentityName, string>> = {};
-  for (const i of ['A', 'B'] as const) {
-    const own = o.env[identityVariable(i, name)];
-    const v = own !== undefined && own.length > 0 ? own : o.identities[i];
-    if (v !== undefined) identities[i] = v;
-  }
-  const leftAlone = (
-    why: string,
-    display = `registry:${name}`,
-    transport: ServerPlan['transport'] = 'stdio',
-  ): ServerPlan => ({
-    source,
-    transport,
-    display,
-    problem: `${NOT_SCANNED}${why}`,
-    headers: [],
-    identities,
-    secrets: [],
-    warnings: [],
-  });
   if (!parsed.success)
     return leftAlone(
+      entry,
       `the entry is not a valid server.json (${shown(firstIssue(parsed.error), 200)})`,
     );
   const { status, message } = registryStatus(item);
   if (status === 'deleted' || (status === 'deprecated' && !o.includeDeprecated))
     return leftAlone(
+      entry,
       `its registry status is ${status}${message === undefined ? '' : ` (${shown(message, 160)})`}` +
         (status === 'deprecated' ? '; --include-deprecated scans it' : ''),
     );
-  const server = parsed.data;
+  return planOptions(parsed.data, entry, o);
+}
+
+/** What every plan of an entry carries: the name it is reported under, and its identities. */
+interface PlannedEntry {
+  readonly name: string;
+  readonly source: ServerSource;
+  readonly identities: Partial<Record<IdentityName, string>>;
+}
+
+/** An entry deliberately not scanned, and why. */
+function leftAlone(
+  entry: PlannedEntry,
+  why: string,
+  display = `registry:${entry.name}`,
+  transport: ServerPlan['transport'] = 'stdio',
+): ServerPlan {
+  return {
+    source: entry.source,
+    transport,
+    display,
+    problem: `${NOT_SCANNED}${why}`,
+    headers: [],
+    identities: entry.identities,
+    secrets: [],
+    warnings: [],
+  };
+}
+
+/**
+ * The first of the entry's remotes, then packages, that the scan can use; when none can, the entry
+ * is left alone with every option's reason.
+ */
+function planOptions(
+  server: ServerDetail,
+  entry: PlannedEntry,
+  o: RegistryPlanOptions,
+): ServerPlan {
+  const { name, identities } = entry;
   const remotes = server.remotes ?? [];
   const packages = server.packages ?? [];
   if (remotes.length === 0 && packages.length === 0)
-    return leftAlone('it declares no package and no remote');
+    return leftAlone(entry, 'it declares no package and no remote');
   const reasons: string[] = [];
   // Each option resolves its own inputs: a value one needs is not "missing" for another.
   for (const make of [
@@ -386,7 +410,7 @@ export function planEntry(item: unknown, place: EntryPlace, o: RegistryPlanOptio
     const secrets = inputs.secrets;
     const redactor = createRedactor(ids, secrets);
     return {
-      source,
+      source: entry.source,
       transport: option.target.kind,
       target: option.target,
       display: displayTarget(option.target, redactor),
@@ -401,6 +425,7 @@ export function planEntry(item: unknown, place: EntryPlace, o: RegistryPlanOptio
       ? `${packages[0].registryType}:${packages[0].identifier}`
       : (remotes[0]?.url ?? name);
   return leftAlone(
+    entry,
     [...new Set(reasons)].join('; '),
     shown(first, 200),
     packages.length === 0 ? 'http' : 'stdio',

@@ -12,6 +12,7 @@
  * fail an entry either. Unknown fields are dropped.
  */
 import { z } from 'zod';
+import { ENV_NAME } from '../env-name.js';
 
 /** The longest value (argument, header, variable) read from an entry. */
 export const MAX_VALUE = 4096;
@@ -22,13 +23,7 @@ const text = (max: number) => z.string().max(max);
 const few = <T extends z.ZodType>(item: T) => z.array(item).max(MAX_ITEMS);
 const variablesOf = <T extends z.ZodType>(item: T) =>
   z
-    .record(
-      z
-        .string()
-        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a variable name')
-        .max(128),
-      item,
-    )
+    .record(z.string().regex(ENV_NAME, 'a variable name').max(128), item)
     .refine((r) => Object.keys(r).length <= MAX_ITEMS, `at most ${MAX_ITEMS} variables`);
 
 /** One input: a value the user may have to give (`isRequired`), perhaps a secret (`isSecret`). */

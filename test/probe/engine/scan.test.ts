@@ -57,6 +57,17 @@ describe('a whole scan', () => {
     expect(report.problem).toContain('ENOENT');
     expect(report.probes[0]).toMatchObject({ verdict: 'errored' });
     expect(report.probes[0]?.reason).toContain('server/discover (spawn');
+    // The report carries the rule of each probe it has a result of: reporters read nothing else.
+    expect(report.rules).toEqual([
+      {
+        id: 'test/two-calls',
+        title: 'Calls echo as both identities',
+        flaw: 'The flaw',
+        severity: 'medium',
+        rationale: 'Exercises a whole scan.',
+        references: [],
+      },
+    ]);
     expect(JSON.parse(json.render(report, { color: false, evidence: 'full' }))).toMatchObject({
       schemaVersion: 1,
     });
