@@ -75,6 +75,8 @@ export interface ReportParts {
   /** Requests of the opening (the target's and the peer's) and of discovery. */
   readonly opening: number;
   readonly survey: number;
+  /** Requests of the probes' shared setup (in no probe's own count). */
+  readonly shared: number;
   /** What the scan's calls created (unredacted; redacted and bounded here). */
   readonly created?: readonly { readonly tool: string; readonly value: string }[];
   /** What load shedding cost, when the server shed any. */
@@ -144,9 +146,10 @@ export function buildReport(parts: ReportParts): RunReport {
     ms: parts.ms,
     ...(parts.problem !== undefined ? { problem: redactor.string(parts.problem) } : {}),
     requests: {
-      total: parts.opening + parts.survey + probes,
+      total: parts.opening + parts.survey + parts.shared + probes,
       opening: parts.opening,
       survey: parts.survey,
+      shared: parts.shared,
       probes,
     },
     ...(parts.shed === undefined ? {} : { shed: parts.shed }),

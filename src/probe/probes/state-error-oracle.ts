@@ -1,9 +1,15 @@
 import { MRTR_INTEGRITY } from '../references.js';
 import { confirmed, defineProbe, errored, refuted, type ProbeContext } from '../define.js';
-import { describe, establish, establishedAs, retryFresh, sameCall } from '../trials/rounds.js';
+import { describe, establishedAs, retryFresh, sameCall } from '../trials/rounds.js';
 import { decodeBlob, flipAt, randomSameShape } from '../trials/mutate.js';
 import { withoutEcho } from '../evidence/encodings.js';
-import { discoverFlows, noFlowReason, prepareCall, type FoundFlow } from '../trials/prepare.js';
+import {
+  discoverFlows,
+  establishFlow,
+  noFlowReason,
+  prepareCall,
+  type FoundFlow,
+} from '../trials/prepare.js';
 import { check, outOfBudget, report, startTrial, type Trial } from '../trials/trial.js';
 import type { Exchange } from '../types.js';
 
@@ -79,7 +85,12 @@ export default defineProbe({
   references: [MRTR_INTEGRITY],
   maxCalls: 20,
   async run(ctx) {
-    const found = await discoverFlows(ctx, 'A', { limit: 2, maxTools: 4, tag: 'oracle' });
+    const found = await discoverFlows(ctx, 'A', {
+      limit: 2,
+      maxTools: 4,
+      tag: 'oracle',
+      shared: true,
+    });
     const flow = found.flows[0];
     if (flow === undefined) return noFlowReason(ctx, found);
     return report(ctx, [await oracle(ctx, flow, found.flows[1])], errored('no verdict'));
@@ -91,7 +102,7 @@ async function oracle(ctx: ProbeContext, flow: FoundFlow, second?: FoundFlow): P
   const trial = startTrial(subject);
   const done = (d: Trial['decision']): Trial => Object.assign(trial, { decision: d });
 
-  const base = await establish(ctx, call, 'A', subject, flow.asked);
+  const base = await establishFlow(ctx, flow, 'A', subject);
   check(
     trial,
     'untouchedRetryAccepted',

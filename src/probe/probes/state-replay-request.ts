@@ -13,6 +13,7 @@ import { reflectionControl } from '../trials/experiment.js';
 import { plantControl } from '../trials/mutate.js';
 import {
   discoverFlows,
+  establishFlow,
   noFlowReason,
   prepareCall,
   type FoundFlow,
@@ -52,7 +53,12 @@ export default defineProbe({
   references: [MRTR_BINDING],
   maxCalls: 32,
   async run(ctx) {
-    const found = await discoverFlows(ctx, 'A', { limit: 2, maxTools: 4, tag: 'request-1' });
+    const found = await discoverFlows(ctx, 'A', {
+      limit: 2,
+      maxTools: 4,
+      tag: 'request-1',
+      shared: true,
+    });
     const flow = found.flows[0];
     if (flow === undefined) {
       return noFlowReason(ctx, found);
@@ -79,7 +85,7 @@ async function mismatch(ctx: ProbeContext, flow: FoundFlow, other: Prepared): Pr
   const trial = startTrial(`${first.subject} → ${other.subject}`);
   const done = (d: Trial['decision']): Trial => Object.assign(trial, { decision: d });
 
-  const one = await establish(ctx, first.call, 'A', `call 1 (${first.subject})`, flow.asked);
+  const one = await establishFlow(ctx, flow, 'A', `call 1 (${first.subject})`);
   check(
     trial,
     'untouchedRetryAccepted',

@@ -1,13 +1,6 @@
 import { MRTR_INTEGRITY } from '../references.js';
 import { confirmed, defineProbe, errored, refuted, type ProbeContext } from '../define.js';
-import {
-  describe,
-  establish,
-  establishedAs,
-  readOutcome,
-  viewOf,
-  type Resumed,
-} from '../trials/rounds.js';
+import { describe, establishedAs, readOutcome, viewOf, type Resumed } from '../trials/rounds.js';
 import { differences } from '../evidence/positions.js';
 import { makeCanary, shows } from '../evidence/markers.js';
 import { planMutations, randomSameShape, type Mutation } from '../trials/mutate.js';
@@ -18,7 +11,7 @@ import {
   showDifferences,
   type Reflection,
 } from '../trials/experiment.js';
-import { discoverFlows, noFlowReason, type FoundFlow } from '../trials/prepare.js';
+import { discoverFlows, establishFlow, noFlowReason, type FoundFlow } from '../trials/prepare.js';
 import { check, outOfBudget, report, startTrial, type Trial } from '../trials/trial.js';
 import { sharedTries, type SharedTry, type TryResult } from '../trials/shared-tries.js';
 
@@ -80,7 +73,12 @@ export default defineProbe({
   references: [MRTR_INTEGRITY],
   maxCalls: MAX_CALLS,
   async run(ctx) {
-    const found = await discoverFlows(ctx, 'A', { limit: 2, maxTools: 4, tag: 'tamper' });
+    const found = await discoverFlows(ctx, 'A', {
+      limit: 2,
+      maxTools: 4,
+      tag: 'tamper',
+      shared: true,
+    });
     if (found.flows.length === 0) {
       return noFlowReason(ctx, found);
     }
@@ -99,7 +97,7 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
   const trial = startTrial(subject);
   const done = (d: Trial['decision']): Trial => Object.assign(trial, { decision: d });
 
-  const base = await establish(ctx, call, 'A', subject, flow.asked);
+  const base = await establishFlow(ctx, flow, 'A', subject);
   check(
     trial,
     'untouchedRetryAccepted',

@@ -17,7 +17,7 @@ import {
 import { distinctTokens, markersOf, markersShown } from '../evidence/markers.js';
 import { reflectionControl } from './experiment.js';
 import { plantControl } from './mutate.js';
-import { prepareCall, type FoundFlow } from './prepare.js';
+import { establishFlow, prepareCall, type FoundFlow } from './prepare.js';
 import { check, outOfBudget, startTrial, type Trial } from './trial.js';
 
 const APART =
@@ -33,7 +33,7 @@ export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Tri
   const trial = startTrial(subject);
   const done = (d: Trial['decision']): Trial => Object.assign(trial, { decision: d });
 
-  const a = await establish(ctx, call, 'A', `${subject} as A`, flow.asked);
+  const a = await establishFlow(ctx, flow, 'A', `${subject} as A`);
   check(
     trial,
     'aUntouchedRetryAccepted',
