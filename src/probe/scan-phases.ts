@@ -78,6 +78,8 @@ export interface PhaseResults {
   readonly survey: number;
   /** Requests the probes' shared setup sent (`shared-setup.ts`), counted in no probe's own. */
   readonly shared: number;
+  /** The probes that ended errored beside others and were run again alone, in order. */
+  readonly rerunAlone?: readonly string[];
   /** What this scan's calls created on the target (probe/surface/tool-risk.ts), unredacted. */
   readonly created?: readonly { readonly tool: string; readonly value: string }[];
 }
@@ -100,6 +102,8 @@ interface Passes {
   readonly wordRead: Set<Probe>;
   /** The flows and untouched runs set up once for every probe. */
   readonly setup: SetupStore;
+  /** The probes run again alone (see {@link firstPass}). */
+  readonly rerun: string[];
 }
 
 /** Runs the phases on an opened target. Never throws for a target problem. */
@@ -143,6 +147,7 @@ export async function runPhases(run: ScanRun, opened: OpenedSession): Promise<Ph
     active: new Set(),
     wordRead: new Set(),
     setup: createSetupStore(),
+    rerun: [],
   };
   const skippedEvidence = runnable.length < probes.length ? openingEvidence() : [];
   const found = runnable.length > 0 ? await survey(passes, 1) : undefined;
@@ -166,6 +171,7 @@ export async function runPhases(run: ScanRun, opened: OpenedSession): Promise<Ph
     surface,
     survey: found.requests + (later?.requests ?? 0),
     shared: passes.setup.calls,
+    ...(passes.rerun.length === 0 ? {} : { rerunAlone: passes.rerun }),
     created: passes.minted.created(),
   };
 }
@@ -243,6 +249,7 @@ async function firstPass(
   for (const [index, probe] of again.entries()) {
     if (run.clock.remaining() <= 0) break;
     const first = results.get(probe)!;
+    passes.rerun.push(probe.id);
     const second = await runCapped(passes, probe, again.slice(index), map, 1);
     const note = `while other probes ran it ended errored (${first.reason}); run again alone`;
     results.set(probe, {

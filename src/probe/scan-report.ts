@@ -77,6 +77,8 @@ export interface ReportParts {
   readonly survey: number;
   /** Requests of the probes' shared setup (in no probe's own count). */
   readonly shared: number;
+  /** The probes run again alone after ending errored beside others. */
+  readonly rerunAlone?: readonly string[];
   /** What the scan's calls created (unredacted; redacted and bounded here). */
   readonly created?: readonly { readonly tool: string; readonly value: string }[];
   /** What load shedding cost, when the server shed any. */
@@ -153,6 +155,7 @@ export function buildReport(parts: ReportParts): RunReport {
       probes,
     },
     ...(parts.shed === undefined ? {} : { shed: parts.shed }),
+    ...(parts.rerunAlone === undefined ? {} : { rerunAlone: [...parts.rerunAlone] }),
     undecided: undecidedCount(results),
     probes: [...results],
     plan,

@@ -422,6 +422,12 @@ export interface RunReport {
    * together: present only when it shed any. `waitedMs` sums the waits of every request.
    */
   readonly shed?: ShedSummary;
+  /**
+   * The probes that ended `errored` while others ran beside them and were run again alone (their
+   * requests count both runs): present only when any was. Rare by design: probes side by side
+   * never act on each other's objects.
+   */
+  readonly rerunAlone?: string[];
   /** How many probes decided nothing (ended `skipped` or `errored`); all of them: nothing decided. */
   readonly undecided: number;
   readonly probes: ProbeResult[];

@@ -157,9 +157,11 @@ export function requestsLine(report: RunReport): string | undefined {
     .map((p) => `${p.id} ${p.requests}`)
     .join(', ');
   const shared = r.shared === undefined ? '' : `, shared setup ${r.shared}`;
+  const again = report.rerunAlone ?? [];
+  const rerun = again.length === 0 ? '' : `; run again alone: ${again.join(', ')}`;
   return (
     `requests: ${r.total} (opening ${r.opening}, discovery ${r.survey}${shared}, ` +
-    `probes ${r.probes}${own === '' ? '' : `: ${own}`})`
+    `probes ${r.probes}${own === '' ? '' : `: ${own}`})${rerun}`
   );
 }
 
