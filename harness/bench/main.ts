@@ -21,6 +21,7 @@ import { mcpRoundTripSuite } from './suites/mcp-roundtrip.js';
 import { parallelScanSuite } from './suites/parallel-scan.js';
 import { redisLedgerSuite } from './suites/redis-ledger.js';
 import { requestStateSuite } from './suites/request-state.js';
+import { scanRequestsSuite } from './suites/scan-requests.js';
 import { scanTimeSuite } from './suites/scan-time.js';
 import { stabilitySuite } from './suites/stability.js';
 import { watchProxySuite } from './suites/watch-proxy.js';
@@ -33,6 +34,7 @@ const SUITES: readonly BenchSuite[] = [
   httpScanSuite,
   mcpRoundTripSuite,
   scanTimeSuite,
+  scanRequestsSuite,
   parallelScanSuite,
   configScanSuite,
   stabilitySuite,

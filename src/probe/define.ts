@@ -55,6 +55,21 @@ export interface ProbeDecision {
   readonly severity?: Probe['severity'];
 }
 
+/**
+ * What a scan establishes once for every probe that needs it (a prepared flow, its untouched run):
+ * the value of `key` is made by the first probe that asks, through a context whose requests count
+ * as the scan's shared setup rather than that probe's, and every later probe reads the same value
+ * and cites its exchanges. A value `keep` rejects (nothing decided: a request went unanswered) is
+ * not kept: the next probe that asks makes its own. Never used for an object a probe consumes.
+ */
+export interface SharedSetup {
+  once<T>(
+    key: string,
+    make: (ctx: ProbeContext) => Promise<T>,
+    keep: (value: T) => boolean,
+  ): Promise<T>;
+}
+
 /** What a probe may do. Every request goes through here, so nothing escapes the evidence or budget. */
 export interface ProbeContext {
   readonly transport: TransportKind;
@@ -94,6 +109,8 @@ export interface ProbeContext {
   note(text: string): void;
   /** Which identity `value` is (its secret as the server may echo it), if either. */
   identityOf(value: string): IdentityName | undefined;
+  /** The scan's shared setup; absent outside a scan's probe pass (the probe then makes its own). */
+  readonly setup?: SharedSetup;
 }
 
 /** A probe module's default export. */

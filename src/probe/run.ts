@@ -24,7 +24,8 @@ import type {
   Verdict,
 } from './types.js';
 import { VERDICTS } from './types.js';
-import type { Probe, ProbeContext, ProbeDecision, ProbeSettings } from './define.js';
+import type { Probe, ProbeContext, ProbeDecision, ProbeSettings, SharedSetup } from './define.js';
+import type { SetupSink, SetupStore } from './shared-setup.js';
 import type { Redactor } from './evidence/evidence.js';
 import { noteEvidence, stderrEvidence } from './evidence/evidence.js';
 import { requiredOf, unhonourable } from './target/capabilities.js';
@@ -66,8 +67,13 @@ export interface ProbeRunOptions {
    * they run after every other probe is done), so a skip does not name them as left alone.
    */
   readonly heldBack?: boolean;
-  /** Told once the probe reads what discovery found (a probe that does may run again later). */
-  readonly onSurfaceRead?: () => void;
+  /**
+   * Told once the probe reads what discovery found or what the user's word lets it call: only a
+   * probe that did may decide otherwise in the pass where the held-back tools are called.
+   */
+  readonly onWordRead?: () => void;
+  /** The scan's shared setup (`shared-setup.ts`); absent: every probe makes its own. */
+  readonly setup?: SetupStore;
   /** The scan's deadline: once it passes, the probe sends nothing more. */
   readonly deadline?: AbortSignal;
   /** Told of each request the target did not answer (a timeout, a 5xx, a broken connection). */
@@ -183,6 +189,7 @@ async function send(
   method: string,
   params: Record<string, unknown>,
   opts: RequestOptions,
+  sink?: SetupSink,
 ): Promise<Exchange> {
   const { session, options } = rec;
   const what = `${method} '${opts.label}' as ${opts.identity}`;
@@ -205,7 +212,9 @@ async function send(
   const to =
     opts.via !== 'peer' ? session : peer !== undefined && !('problem' in peer) ? peer : undefined;
   if (to === undefined) return refuse(rec, 'blocked', `${what}: no peer is open`);
-  rec.calls++;
+  // A request of the shared setup counts as the scan's, not this probe's (nor against its budget).
+  if (sink === undefined) rec.calls++;
+  else sink.count();
   rec.inFlight = what;
   const signal = opts.signal ? AbortSignal.any([opts.signal, rec.stop.signal]) : rec.stop.signal;
   const label = opts.via === 'peer' ? `peer: ${opts.label}` : opts.label;
@@ -229,33 +238,49 @@ async function send(
       options.onLacking?.(lacking);
     }
     options.minted?.learn(exchange.outcome, source);
-    if (!rec.finished) rec.evidence.push(...(exchange.earlier ?? []), exchange.evidence);
+    const into = sink?.evidence ?? (rec.finished ? undefined : rec.evidence);
+    into?.push(...(exchange.earlier ?? []), exchange.evidence);
     return exchange;
   });
   rec.lastRecorded = recorded;
   return recorded;
 }
 
-/** The probe's view of the run: every request and record goes through `rec`. */
-function contextOf(rec: Recorder): ProbeContext {
+/**
+ * The probe's view of the run: every request and record goes through `rec`; with `sink`, the view
+ * a shared setup is made through (its requests and notes go to the setup).
+ */
+function contextOf(rec: Recorder, sink?: SetupSink): ProbeContext {
   const { session, options } = rec;
   const { redactor } = options;
   const sessions = legacySessions(rec);
+  const wordRead = <T>(value: T): T => {
+    options.onWordRead?.();
+    return value;
+  };
   return {
     transport: session.transport,
     ...(sessions === undefined ? {} : { sessions }),
     protocol: session.protocol,
-    includeDestructive: options.includeDestructive,
-    ...(options.allowTools === undefined ? {} : { allowTools: options.allowTools }),
+    get includeDestructive() {
+      return wordRead(options.includeDestructive);
+    },
+    ...(options.allowTools === undefined
+      ? {}
+      : {
+          get allowTools() {
+            return wordRead(options.allowTools);
+          },
+        }),
     get surface() {
       rec.surfaceRead = true;
-      return options.surface ?? EMPTY_SURFACE;
+      return wordRead(options.surface ?? EMPTY_SURFACE);
     },
     settings: options.settings ?? {},
     ...(options.peer === undefined
       ? {}
       : { peer: 'problem' in options.peer ? { problem: options.peer.problem } : {} }),
-    request: (method, params, opts) => send(rec, method, params, opts),
+    request: (method, params, opts) => send(rec, method, params, opts, sink),
     control(id, result) {
       rec.controls[id] = {
         held: result.held === true,
@@ -269,9 +294,32 @@ function contextOf(rec: Recorder): ProbeContext {
         rec.observations.push(o);
     },
     note(text) {
-      if (!rec.finished) rec.evidence.push(noteEvidence(redactor, text));
+      const into = sink?.evidence ?? (rec.finished ? undefined : rec.evidence);
+      into?.push(noteEvidence(redactor, text));
     },
     identityOf: (value) => redactor.identityOf(value),
+    ...(options.setup === undefined || sink !== undefined
+      ? {}
+      : { setup: sharedSetupOf(rec, options.setup) }),
+  };
+}
+
+/**
+ * The shared setup as one probe sees it: a value another probe made is read, not made again, and
+ * the probe's evidence cites the exchanges that made it, once, after a note that says so.
+ */
+function sharedSetupOf(rec: Recorder, store: SetupStore): SharedSetup {
+  const cited = new Set<string>();
+  return {
+    async once(key, make, keep) {
+      const got = await store.once(key, (sink) => make(contextOf(rec, sink)), keep);
+      if (!cited.has(key) && !rec.finished) {
+        cited.add(key);
+        const note = `shared setup (${key}): sent once for every probe that needs it, counted in the report's shared requests`;
+        rec.evidence.push(noteEvidence(rec.options.redactor, note), ...got.evidence);
+      }
+      return got.value;
+    },
   };
 }
 

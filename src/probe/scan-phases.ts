@@ -10,6 +10,7 @@ import type { Redactor } from './evidence/evidence.js';
 import { centralResult, runProbe } from './run.js';
 import { planProbes, runLanes } from './schedule.js';
 import { shownSurface } from './scan-report.js';
+import { createSetupStore, type SetupStore } from './shared-setup.js';
 import { runSurvey, SURVEY, type Survey } from './surface/run-survey.js';
 import { recipeName, type SurfaceMap } from './surface/recipes.js';
 import type { Offer } from './surface/survey.js';
@@ -75,6 +76,10 @@ export interface PhaseResults {
   readonly surface?: RunReport['surface'];
   /** Requests discovery sent (both passes). */
   readonly survey: number;
+  /** Requests the probes' shared setup sent (`shared-setup.ts`), counted in no probe's own. */
+  readonly shared: number;
+  /** The probes that ended errored beside others and were run again alone, in order. */
+  readonly rerunAlone?: readonly string[];
   /** What this scan's calls created on the target (probe/surface/tool-risk.ts), unredacted. */
   readonly created?: readonly { readonly tool: string; readonly value: string }[];
 }
@@ -93,6 +98,12 @@ interface Passes {
   /** The probes a request of which the target did not answer. */
   readonly failed: Set<Probe>;
   readonly active: Set<Probe>;
+  /** The probes that read what discovery found or what the user's word lets them call. */
+  readonly wordRead: Set<Probe>;
+  /** The flows and untouched runs set up once for every probe. */
+  readonly setup: SetupStore;
+  /** The probes run again alone (see {@link firstPass}). */
+  readonly rerun: string[];
 }
 
 /** Runs the phases on an opened target. Never throws for a target problem. */
@@ -112,6 +123,7 @@ export async function runPhases(run: ScanRun, opened: OpenedSession): Promise<Ph
     return {
       results: probes.map((p) => centralResult(p, 'errored', reason, evidence, redactor)),
       survey: 0,
+      shared: 0,
     };
   }
   // A legacy (2025-11-25) server has no requestState; only the probes whose property does not
@@ -133,6 +145,9 @@ export async function runPhases(run: ScanRun, opened: OpenedSession): Promise<Ph
     overlapped: new Set(),
     failed: new Set(),
     active: new Set(),
+    wordRead: new Set(),
+    setup: createSetupStore(),
+    rerun: [],
   };
   const skippedEvidence = runnable.length < probes.length ? openingEvidence() : [];
   const found = runnable.length > 0 ? await survey(passes, 1) : undefined;
@@ -144,7 +159,8 @@ export async function runPhases(run: ScanRun, opened: OpenedSession): Promise<Ph
     (probe) =>
       done.get(probe) ?? centralResult(probe, 'skipped', legacyReason, skippedEvidence, redactor),
   );
-  if (found === undefined) return { results, survey: 0, created: passes.minted.created() };
+  if (found === undefined)
+    return { results, survey: 0, shared: 0, created: passes.minted.created() };
   const later = passes.heldBack
     ? await secondPass(passes, results, found, new Set(done.keys()))
     : undefined;
@@ -154,13 +170,21 @@ export async function runPhases(run: ScanRun, opened: OpenedSession): Promise<Ph
     results,
     surface,
     survey: found.requests + (later?.requests ?? 0),
+    shared: passes.setup.calls,
+    ...(passes.rerun.length === 0 ? {} : { rerunAlone: passes.rerun }),
     created: passes.minted.created(),
   };
 }
 
+/**
+ * Whether pass `pass` holds back the tools the user's word unlocks: pass 1 of a scan that has any.
+ * The one rule for what a pass may call, its time shares and how its skips read.
+ */
+const holdsBack = (passes: Passes, pass: 1 | 2): boolean => passes.heldBack && pass === 1;
+
 /** What pass `pass` may call: without the user's word until the last pass. */
 const permissionIn = (passes: Passes, pass: 1 | 2): CallPermission =>
-  pass === 2 || !passes.heldBack ? passes.unlocked : NOBODY;
+  holdsBack(passes, pass) ? NOBODY : passes.unlocked;
 
 /**
  * Discovery: pass 1 leaves the held-back tools alone; pass 2 calls them, offers them every value
@@ -225,6 +249,7 @@ async function firstPass(
   for (const [index, probe] of again.entries()) {
     if (run.clock.remaining() <= 0) break;
     const first = results.get(probe)!;
+    passes.rerun.push(probe.id);
     const second = await runCapped(passes, probe, again.slice(index), map, 1);
     const note = `while other probes ran it ended errored (${first.reason}); run again alone`;
     results.set(probe, {
@@ -260,7 +285,7 @@ async function runCapped(
     return centralResult(probe, 'errored', reason, [note], run.redactor);
   }
   const waitsLeft = rest.reduce((sum, p) => sum + run.waitOf(p), 0);
-  const shares = rest.length + (passes.heldBack && pass === 1 ? 1 : 0);
+  const shares = rest.length + (holdsBack(passes, pass) ? 1 : 0);
   const share = Math.max(0, left - waitsLeft) / shares;
   const capMs = Math.min(left, Math.max(share, run.timeoutMs + 1000) + run.waitOf(probe));
   run.progress({ phase: 'probe', id: probe.id });
@@ -277,9 +302,11 @@ async function runCapped(
       minted: passes.minted,
       redactor: run.redactor,
       capMs,
-      heldBack: passes.heldBack && pass === 1,
+      heldBack: holdsBack(passes, pass),
       deadline: run.clock.signal,
       onFailure: () => passes.failed.add(probe),
+      onWordRead: () => passes.wordRead.add(probe),
+      setup: passes.setup,
       capName:
         capMs === left
           ? run.clock.name
@@ -320,9 +347,11 @@ async function secondPass(
     run.redactor,
   );
   const offered = later.map.handles.length > 0 || later.map.flows.length > 0;
+  // A probe that read neither the surface nor the user's word (a transport's own check) would
+  // send the same requests and decide the same: it is not run again.
   const again = run.probes.filter((probe) => {
     const r = results[run.probes.indexOf(probe)];
-    if (r === undefined || !ran.has(probe)) return false;
+    if (r === undefined || !ran.has(probe) || !passes.wordRead.has(probe)) return false;
     if (r.verdict === 'skipped') return true;
     // A refuted probe is tried again on what is new; one that waited on purpose waits once.
     return r.verdict === 'refuted' && offered && run.waitOf(probe) === 0;

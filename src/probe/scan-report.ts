@@ -79,6 +79,10 @@ export interface ReportParts {
   /** Requests of the opening (the target's and the peer's) and of discovery. */
   readonly opening: number;
   readonly survey: number;
+  /** Requests of the probes' shared setup (in no probe's own count). */
+  readonly shared: number;
+  /** The probes run again alone after ending errored beside others. */
+  readonly rerunAlone?: readonly string[];
   /** What the scan's calls created (unredacted; redacted and bounded here). */
   readonly created?: readonly { readonly tool: string; readonly value: string }[];
   /** What load shedding cost, when the server shed any. */
@@ -148,12 +152,14 @@ export function buildReport(parts: ReportParts): RunReport {
     ms: parts.ms,
     ...(parts.problem !== undefined ? { problem: redactor.string(parts.problem) } : {}),
     requests: {
-      total: parts.opening + parts.survey + probes,
+      total: parts.opening + parts.survey + parts.shared + probes,
       opening: parts.opening,
       survey: parts.survey,
+      shared: parts.shared,
       probes,
     },
     ...(parts.shed === undefined ? {} : { shed: parts.shed }),
+    ...(parts.rerunAlone === undefined ? {} : { rerunAlone: [...parts.rerunAlone] }),
     undecided: undecidedCount(results),
     probes: [...results],
     rules: reportRules(parts.probes, results),

@@ -405,13 +405,17 @@ export interface RunReport {
   /** Present only when the scan ran with `--baseline`. */
   readonly baseline?: BaselineSummary;
   /**
-   * Requests the scan sent: opening the target (and the peer), discovery, and the probes (each
-   * probe's own are in its result). Absent on a report made before they were counted.
+   * Requests the scan sent: opening the target (and the peer), discovery, the probes' shared setup
+   * (flows prepared and run untouched once for every probe that needs them), and the probes (each
+   * probe's own, on top of the shared setup, are in its result). One JSON-RPC request sent is one,
+   * whatever it drew; a shed request sent again is counted in `shed.retried`, not here. Absent on
+   * a report made before they were counted; `shared` absent on one made before it was shared.
    */
   readonly requests?: {
     readonly total: number;
     readonly opening: number;
     readonly survey: number;
+    readonly shared?: number;
     readonly probes: number;
   };
   /**
@@ -419,6 +423,12 @@ export interface RunReport {
    * together: present only when it shed any. `waitedMs` sums the waits of every request.
    */
   readonly shed?: ShedSummary;
+  /**
+   * The probes that ended `errored` while others ran beside them and were run again alone (their
+   * requests count both runs): present only when any was. Rare by design: probes side by side
+   * never act on each other's objects.
+   */
+  readonly rerunAlone?: string[];
   /** How many probes decided nothing (ended `skipped` or `errored`); all of them: nothing decided. */
   readonly undecided: number;
   readonly probes: ProbeResult[];

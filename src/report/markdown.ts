@@ -12,7 +12,7 @@ import { createdSentence } from './created.js';
 import { STALE_REASON } from '../probe/baseline.js';
 import type { CallPlan, CombinedReport, ProbeResult, RunReport } from '../probe/types.js';
 import { detailLines } from './evidence-lines.js';
-import { summaryLine } from './text.js';
+import { requestsLine, summaryLine } from './text.js';
 import {
   cell,
   combinedSummaryLine,
@@ -201,6 +201,8 @@ export const markdown = {
       '',
     ];
     if (report.problem !== undefined) out.push(`**Problem:** ${inertMarkdown(report.problem)}`, '');
+    const requests = requestsLine(report);
+    if (requests !== undefined) out.push(inertMarkdown(requests), '');
     out.push('| probe | verdict | reason |', '| --- | --- | --- |');
     for (const r of report.probes) {
       const accepted = r.baselined === true ? ' (baselined)' : '';

@@ -145,6 +145,27 @@ function serverHeading(server: RunReport): string {
 }
 
 /**
+ * One line on what the scan sent, when the report counts it: `requests: 78 (opening 5, discovery
+ * 9, shared setup 4, probes 60: state/tamper 7, …)`. The shared setup (flows prepared and run
+ * untouched once for every probe) is counted once; each probe's figure is what it sent on top.
+ */
+export function requestsLine(report: RunReport): string | undefined {
+  const r = report.requests;
+  if (r === undefined) return undefined;
+  const own = report.probes
+    .filter((p) => (p.requests ?? 0) > 0)
+    .map((p) => `${p.id} ${p.requests}`)
+    .join(', ');
+  const shared = r.shared === undefined ? '' : `, shared setup ${r.shared}`;
+  const again = report.rerunAlone ?? [];
+  const rerun = again.length === 0 ? '' : `; run again alone: ${again.join(', ')}`;
+  return (
+    `requests: ${r.total} (opening ${r.opening}, discovery ${r.survey}${shared}, ` +
+    `probes ${r.probes}${own === '' ? '' : `: ${own}`})${rerun}`
+  );
+}
+
+/**
  * One line on the load the server shed, when it shed any: `load shed: 12 answers (HTTP 429 ×10,
  * HTTP 503 ×2); 12 sent again, none lost; requests waited 3.4 s in all; slowed to 1 in flight`.
  */
@@ -244,6 +265,8 @@ export const text = {
       lines.push('');
     }
     if (report.shed !== undefined) lines.push(shedLine(report.shed), '');
+    const requests = requestsLine(report);
+    if (requests !== undefined) lines.push(requests, '');
     lines.push(summaryLine(report));
     return `${lines.join('\n')}\n`;
   },

@@ -64,13 +64,19 @@ const HELD = (observed: string) => ({
   bOwnFlowAccepted: { held: true, expected: "B's own flow is accepted (B is live)", observed },
 });
 const OWN_FLOWS = [
-  'replay-a export_workspace: open_workspace → export_workspace.workspace_id as A',
+  // A's flow is the scan's shared setup (prepared and run untouched once for every probe).
+  'shared export_workspace: open_workspace → export_workspace.workspace_id as A',
   'export_workspace: round 1 as A',
-  'export_workspace as A: untouched retry (spec answers)',
+  'export_workspace: untouched retry (spec answers)',
   'replay-b: open_workspace → export_workspace.workspace_id as B',
   'export_workspace as B: round 1',
   'export_workspace as B: untouched retry (spec answers)',
 ];
+const SHARED = 'export_workspace on open_workspace → export_workspace.workspace_id as A';
+const SHARED_NOTES = [SHARED, `${SHARED}, run untouched`].map(
+  (key) =>
+    `shared setup (${key}): sent once for every probe that needs it, counted in the report's shared requests`,
+);
 const ON_A = [
   "B sends A's untouched state on A's call: round 1 as A",
   "B sends A's untouched state on A's call",
@@ -236,8 +242,9 @@ describe('the principal-replay trial', () => {
   });
 
   it("ends errored when the budget runs out at A's fresh round 1, before any replay", async () => {
-    // Six calls: A's and B's own flows; the replay's round 1 is not sent.
-    const r = await scanProbeServer({}, { maxCalls: 6 });
+    // Three calls of its own: B's own flow (A's is the shared setup, in no probe's budget); the
+    // replay's round 1 is not sent.
+    const r = await scanProbeServer({}, { maxCalls: 3 });
     expect(r).toMatchObject({
       verdict: 'errored',
       reason: 'the budget ran out before the replay',
@@ -249,12 +256,13 @@ describe('the principal-replay trial', () => {
     });
     expect(labels(r)).toEqual(OWN_FLOWS);
     expect(notes(r)).toEqual([
-      `not sent: tools/call '${ON_A[0]}' as A: the probe's budget of 6 calls is spent`,
+      ...SHARED_NOTES,
+      `not sent: tools/call '${ON_A[0]}' as A: the probe's budget of 3 calls is spent`,
     ]);
   });
 
   it("ends errored when the budget runs out at B's replay itself, never reading it as no decision", async () => {
-    const r = await scanProbeServer({}, { maxCalls: 7 });
+    const r = await scanProbeServer({}, { maxCalls: 4 });
     expect(r).toMatchObject({
       verdict: 'errored',
       reason: 'the budget ran out before the replay',
@@ -265,7 +273,8 @@ describe('the principal-replay trial', () => {
     });
     expect(labels(r)).toEqual([...OWN_FLOWS, ON_A[0]]);
     expect(notes(r)).toEqual([
-      `not sent: tools/call '${ON_A[1]}' as B: the probe's budget of 7 calls is spent`,
+      ...SHARED_NOTES,
+      `not sent: tools/call '${ON_A[1]}' as B: the probe's budget of 4 calls is spent`,
     ]);
   });
 

@@ -54,6 +54,29 @@ describe('the text reporter', () => {
   });
 });
 
+describe('the requests line', () => {
+  // The sample report's four probes sent 7, 0, 5 and 3 requests of their own.
+  const counted: RunReport = {
+    ...report,
+    requests: { total: 33, opening: 5, survey: 9, shared: 4, probes: 15 },
+    probes: report.probes.map((p, i) => ({ ...p, requests: [7, 0, 5, 3][i] ?? 0 })),
+  };
+  const line =
+    'requests: 33 (opening 5, discovery 9, shared setup 4, probes 15: state/tamper 7, handle/cross-principal 5, state/replay-principal 3)';
+
+  it('says what the scan sent: the shared setup once, each probe what it added on top', () => {
+    const text = REPORTERS.text.render(counted, { color: false, evidence: 'none' });
+    expect(text.split('\n')).toContain(line);
+    const md = REPORTERS.markdown.render(counted, { color: false, evidence: 'none' });
+    expect(md).toContain('shared setup 4, probes 15: state/tamper 7');
+  });
+
+  it('is absent from a report that does not count its requests', () => {
+    const text = REPORTERS.text.render(report, { color: false, evidence: 'none' });
+    expect(text).not.toContain('requests: ');
+  });
+});
+
 describe('the JSON reporter', () => {
   it('prints exactly the RunReport', () => {
     expect(JSON.parse(REPORTERS.json.render(report, { color: false, evidence: 'none' }))).toEqual(

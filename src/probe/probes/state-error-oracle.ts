@@ -1,9 +1,23 @@
 import { MRTR_INTEGRITY } from '../references.js';
-import { confirmed, defineProbe, errored, refuted, type ProbeContext } from '../define.js';
-import { describe, establish, establishedAs, retryFresh, sameCall } from '../trials/rounds.js';
+import {
+  confirmed,
+  defineProbe,
+  errored,
+  refuted,
+  type ProbeContext,
+  type ProbeDecision,
+} from '../define.js';
+import { describe, establishedAs, retryFresh, sameCall, type Call } from '../trials/rounds.js';
+import type { AnswerShape } from '../trials/answers.js';
 import { decodeBlob, flipAt, randomSameShape } from '../trials/mutate.js';
 import { withoutEcho } from '../evidence/encodings.js';
-import { discoverFlows, noFlowReason, prepareCall, type FoundFlow } from '../trials/prepare.js';
+import {
+  discoverFlows,
+  establishFlow,
+  noFlowReason,
+  prepareCall,
+  type FoundFlow,
+} from '../trials/prepare.js';
 import { check, outOfBudget, report, startTrial, type Trial } from '../trials/trial.js';
 import type { Exchange } from '../types.js';
 
@@ -79,7 +93,12 @@ export default defineProbe({
   references: [MRTR_INTEGRITY],
   maxCalls: 20,
   async run(ctx) {
-    const found = await discoverFlows(ctx, 'A', { limit: 2, maxTools: 4, tag: 'oracle' });
+    const found = await discoverFlows(ctx, 'A', {
+      limit: 2,
+      maxTools: 4,
+      tag: 'oracle',
+      shared: true,
+    });
     const flow = found.flows[0];
     if (flow === undefined) return noFlowReason(ctx, found);
     return report(ctx, [await oracle(ctx, flow, found.flows[1])], errored('no verdict'));
@@ -91,7 +110,7 @@ async function oracle(ctx: ProbeContext, flow: FoundFlow, second?: FoundFlow): P
   const trial = startTrial(subject);
   const done = (d: Trial['decision']): Trial => Object.assign(trial, { decision: d });
 
-  const base = await establish(ctx, call, 'A', subject, flow.asked);
+  const base = await establishFlow(ctx, flow, 'A', subject);
   check(
     trial,
     'untouchedRetryAccepted',
@@ -119,34 +138,7 @@ async function oracle(ctx: ProbeContext, flow: FoundFlow, second?: FoundFlow): P
       detail: `${subject}'s state decodes to JSON with no signature: the one-character change is left out`,
     });
 
-  const present = async (
-    what: string,
-    o: Omit<Parameters<typeof retryFresh>[2], 'owner' | 'shape' | 'label'> & { from?: typeof call },
-  ): Promise<Answer | undefined> => {
-    const r = await retryFresh(ctx, o.from ?? call, {
-      ...o,
-      owner: 'A',
-      shape,
-      label: what,
-      ...(o.from === undefined ? {} : { retryCall: call }),
-    });
-    if (outOfBudget(trial, r.round1) || (r.resumed && outOfBudget(trial, r.resumed.exchange)))
-      return undefined;
-    if (r.resumed === undefined) {
-      const shown = `round 1: ${describe(r.round1)}`;
-      return { what, refused: false, failed: true, shown, wire: shown };
-    }
-    const { exchange, reading, sent } = r.resumed;
-    const shown = wireOf(exchange, reading);
-    return {
-      what,
-      refused: reading === 'refused',
-      failed: reading === 'failure',
-      shown,
-      wire: withoutEcho(shown, sent),
-    };
-  };
-
+  const present = presenter(ctx, trial, call, shape);
   const tries = [
     await present('a random blob', { change: randomSameShape }),
     await present('a second random blob', { change: randomSameShape }),
@@ -186,8 +178,50 @@ async function oracle(ctx: ProbeContext, flow: FoundFlow, second?: FoundFlow): P
       detail: `${subject} takes nothing to vary and nothing else asks for input: three kinds compared`,
     });
 
-  const refusals = [random1, ...kinds].filter((a) => a.refused);
-  const accepted = [random1, ...kinds].filter((a) => !a.refused).map((a) => a.what);
+  return done(refusalsJudged(trial, subject, [random1, ...kinds]));
+}
+
+/** How A's state is presented once, each from a fresh round 1: its answer, or none past the budget. */
+type Present = (
+  what: string,
+  o: Omit<Parameters<typeof retryFresh>[2], 'owner' | 'shape' | 'label'> & { from?: Call },
+) => Promise<Answer | undefined>;
+
+/** The presentations of `call`'s state as A, in answer shape `shape`. */
+function presenter(ctx: ProbeContext, trial: Trial, call: Call, shape: AnswerShape): Present {
+  return async (what, o) => {
+    const r = await retryFresh(ctx, o.from ?? call, {
+      ...o,
+      owner: 'A',
+      shape,
+      label: what,
+      ...(o.from === undefined ? {} : { retryCall: call }),
+    });
+    if (outOfBudget(trial, r.round1) || (r.resumed && outOfBudget(trial, r.resumed.exchange)))
+      return undefined;
+    if (r.resumed === undefined) {
+      const shown = `round 1: ${describe(r.round1)}`;
+      return { what, refused: false, failed: true, shown, wire: shown };
+    }
+    const { exchange, reading, sent } = r.resumed;
+    const shown = wireOf(exchange, reading);
+    return {
+      what,
+      refused: reading === 'refused',
+      failed: reading === 'failure',
+      shown,
+      wire: withoutEcho(shown, sent),
+    };
+  };
+}
+
+/**
+ * The decision on the answers compared (the first random blob, then each kind): refused states
+ * answered unlike each other are an oracle; alike, or fewer than two refusals, are none.
+ */
+function refusalsJudged(trial: Trial, subject: string, answers: readonly Answer[]): ProbeDecision {
+  const refusals = answers.filter((a) => a.refused);
+  const accepted = answers.filter((a) => !a.refused).map((a) => a.what);
   if (accepted.length > 0)
     trial.observations.push({
       label: 'accepted, not compared',
@@ -198,17 +232,11 @@ async function oracle(ctx: ProbeContext, flow: FoundFlow, second?: FoundFlow): P
   if (first !== undefined && unlike !== undefined) {
     for (const a of refusals)
       trial.observations.push({ label: `answer to ${a.what}`, detail: a.shown });
-    return done(
-      confirmed(
-        `${subject} answers refused states differently: ${first.what} → ${first.shown}; ${unlike.what} → ${unlike.shown}`,
-      ),
+    return confirmed(
+      `${subject} answers refused states differently: ${first.what} → ${first.shown}; ${unlike.what} → ${unlike.shown}`,
     );
   }
   if (refusals.length < 2)
-    return done(
-      refuted(`${subject} refused fewer than two of the presentations: nothing to tell apart`),
-    );
-  return done(
-    refuted(`${subject} answered all ${refusals.length} refusals alike (${first?.shown})`),
-  );
+    return refuted(`${subject} refused fewer than two of the presentations: nothing to tell apart`);
+  return refuted(`${subject} answered all ${refusals.length} refusals alike (${first?.shown})`);
 }

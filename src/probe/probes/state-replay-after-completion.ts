@@ -1,6 +1,23 @@
 import { MRTR_SINGLE_USE } from '../references.js';
-import { confirmed, defineProbe, errored, refuted, skipped, type ProbeContext } from '../define.js';
-import { describe, establish, establishedAs, readOutcome, retryFresh } from '../trials/rounds.js';
+import {
+  confirmed,
+  defineProbe,
+  errored,
+  refuted,
+  skipped,
+  type ProbeContext,
+  type ProbeDecision,
+} from '../define.js';
+import {
+  describe,
+  establish,
+  establishedAs,
+  readOutcome,
+  retryFresh,
+  type Call,
+  type Established,
+  type Resumed,
+} from '../trials/rounds.js';
 import { planMutations, randomSameShape } from '../trials/mutate.js';
 import { makeCanary } from '../evidence/markers.js';
 import { prepareCall } from '../trials/prepare.js';
@@ -117,47 +134,61 @@ async function replayFinal(ctx: ProbeContext, flow: FlowRecipe): Promise<Trial> 
   if (randomReading === 'accepted') {
     // Accepting a random state means no integrity check; whether single use guards anything
     // depends on whether the state is consulted at all: the experiment asks the answers.
-    const { baseline, second } = await baselineOf(
-      ctx,
-      call,
-      once.final,
-      { owner: 'A', shape: once.shape },
-      'the untouched flow again (what varies by itself)',
-    );
-    if (second === undefined)
-      return done(
-        errored(
-          `${subject} accepted a random state, and its untouched flow could not be repeated to tell whether the state is consulted`,
-        ),
-      );
-    let change = changedFrom(baseline, random.resumed);
-    // A random blob may miss every field the server reads (it falls back to its defaults): the
-    // likeliest changes of the state itself are asked too before the state is called unread.
-    for (const m of planMutations(once.asked.state ?? '', makeCanary('state')).slice(0, 2)) {
-      if (change.length > 0) break;
-      const changed = await retryFresh(ctx, call, {
-        owner: 'A',
-        label: `changed requestState: ${m.label} (is the state read?)`,
-        shape: once.shape,
-        change: m.apply,
-      });
-      if (outOfBudget(trial, changed.round1)) return done(errored('the budget ran out'));
-      if (changed.resumed?.reading === 'accepted') change = changedFrom(baseline, changed.resumed);
-    }
-    if (change.length === 0) {
-      trial.observations.push({
-        label: 'state not consulted',
-        detail: `${subject} completed on a random requestState with the same answer as on its own: there is no issued state for single use to guard`,
-      });
-      return done(refuted(`${subject} completes on any state alike, so a replay proves nothing`));
-    }
-    ctx.note(
-      `a random requestState was accepted and changed the answer (${showDifferences(change)}): the state is consulted, unchecked`,
-    );
+    const unread = await stateUnread(ctx, trial, { call, subject }, once, random.resumed);
+    if (unread !== undefined) return done(unread);
   }
   return done(
     confirmed(
       `${subject} completed a second time on its final round sent again unchanged: single use is not enforced`,
     ),
   );
+}
+
+/**
+ * After a random state was accepted: whether the state is consulted at all. A decision when it is
+ * not (or that cannot be told); undefined when it is (its note made), so single use matters.
+ */
+async function stateUnread(
+  ctx: ProbeContext,
+  trial: Trial,
+  { call, subject }: { readonly call: Call; readonly subject: string },
+  once: Established & { ok: true },
+  random: Resumed,
+): Promise<ProbeDecision | undefined> {
+  const { baseline, second } = await baselineOf(
+    ctx,
+    call,
+    once.final,
+    { owner: 'A', shape: once.shape },
+    'the untouched flow again (what varies by itself)',
+  );
+  if (second === undefined)
+    return errored(
+      `${subject} accepted a random state, and its untouched flow could not be repeated to tell whether the state is consulted`,
+    );
+  let change = changedFrom(baseline, random);
+  // A random blob may miss every field the server reads (it falls back to its defaults): the
+  // likeliest changes of the state itself are asked too before the state is called unread.
+  for (const m of planMutations(once.asked.state ?? '', makeCanary('state')).slice(0, 2)) {
+    if (change.length > 0) break;
+    const changed = await retryFresh(ctx, call, {
+      owner: 'A',
+      label: `changed requestState: ${m.label} (is the state read?)`,
+      shape: once.shape,
+      change: m.apply,
+    });
+    if (outOfBudget(trial, changed.round1)) return errored('the budget ran out');
+    if (changed.resumed?.reading === 'accepted') change = changedFrom(baseline, changed.resumed);
+  }
+  if (change.length === 0) {
+    trial.observations.push({
+      label: 'state not consulted',
+      detail: `${subject} completed on a random requestState with the same answer as on its own: there is no issued state for single use to guard`,
+    });
+    return refuted(`${subject} completes on any state alike, so a replay proves nothing`);
+  }
+  ctx.note(
+    `a random requestState was accepted and changed the answer (${showDifferences(change)}): the state is consulted, unchecked`,
+  );
+  return undefined;
 }

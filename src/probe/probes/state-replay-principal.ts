@@ -41,7 +41,12 @@ export default defineProbe({
   references: [MRTR_BINDING],
   maxCalls: 32,
   async run(ctx) {
-    const found = await discoverFlows(ctx, 'A', { limit: 1, maxTools: 4, tag: 'replay-a' });
+    const found = await discoverFlows(ctx, 'A', {
+      limit: 1,
+      maxTools: 4,
+      tag: 'replay-a',
+      shared: true,
+    });
     const flow = found.flows[0];
     if (flow === undefined) {
       return noFlowReason(ctx, found);

@@ -1,5 +1,13 @@
 import { MRTR_BINDING } from '../references.js';
-import { confirmed, defineProbe, errored, refuted, skipped, type ProbeContext } from '../define.js';
+import {
+  confirmed,
+  defineProbe,
+  errored,
+  refuted,
+  skipped,
+  type ProbeContext,
+  type ProbeDecision,
+} from '../define.js';
 import {
   describe,
   establish,
@@ -7,12 +15,15 @@ import {
   resultOf,
   retryFresh,
   sameCall,
+  type Established,
 } from '../trials/rounds.js';
+import type { TryResult } from '../trials/shared-tries.js';
 import { distinctTokens, shows } from '../evidence/markers.js';
 import { reflectionControl } from '../trials/experiment.js';
 import { plantControl } from '../trials/mutate.js';
 import {
   discoverFlows,
+  establishFlow,
   noFlowReason,
   prepareCall,
   type FoundFlow,
@@ -52,7 +63,12 @@ export default defineProbe({
   references: [MRTR_BINDING],
   maxCalls: 32,
   async run(ctx) {
-    const found = await discoverFlows(ctx, 'A', { limit: 2, maxTools: 4, tag: 'request-1' });
+    const found = await discoverFlows(ctx, 'A', {
+      limit: 2,
+      maxTools: 4,
+      tag: 'request-1',
+      shared: true,
+    });
     const flow = found.flows[0];
     if (flow === undefined) {
       return noFlowReason(ctx, found);
@@ -79,7 +95,7 @@ async function mismatch(ctx: ProbeContext, flow: FoundFlow, other: Prepared): Pr
   const trial = startTrial(`${first.subject} → ${other.subject}`);
   const done = (d: Trial['decision']): Trial => Object.assign(trial, { decision: d });
 
-  const one = await establish(ctx, first.call, 'A', `call 1 (${first.subject})`, flow.asked);
+  const one = await establishFlow(ctx, flow, 'A', `call 1 (${first.subject})`);
   check(
     trial,
     'untouchedRetryAccepted',
@@ -103,27 +119,7 @@ async function mismatch(ctx: ProbeContext, flow: FoundFlow, other: Prepared): Pr
     ...distinctTokens([answer1], [answer2], [other.canary, ...other.handles]),
   ];
 
-  // Round 1's state first; for a flow of several rounds whose first mismatch is refused, the state
-  // each later round handed call 1, sent at that round on call 2 (a later state may trust plain
-  // fields while the first is sealed).
-  const mismatchAt = (round: number) =>
-    retryFresh(ctx, first.call, {
-      owner: 'A',
-      label: `call 2 sent with call 1's state${round > 1 ? ` at round ${round}` : ''}`,
-      shape: one.shape,
-      change: (s) => s,
-      retryCall: other.call,
-      round,
-    });
-  let round = 1;
-  let r = await mismatchAt(round);
-  const rounds = one.final.sentStates.length;
-  for (let k = 2; k <= rounds && r.resumed?.reading === 'refused'; k++) {
-    const later = await mismatchAt(k);
-    if (outOfBudget(trial, later.round1)) break;
-    if (later.resumed === undefined || later.resumed.reading === 'refused') continue;
-    [r, round] = [later, k];
-  }
+  const { r, round } = await sendMismatch(ctx, trial, first, other, one);
   if (outOfBudget(trial, r.round1) || (r.resumed && outOfBudget(trial, r.resumed.exchange)))
     return done(errored('the budget ran out before the mismatched retry'));
   if (r.resumed === undefined)
@@ -148,49 +144,99 @@ async function mismatch(ctx: ProbeContext, flow: FoundFlow, other: Prepared): Pr
     return done(errored("call 1's and call 2's answers do not differ: nothing to look for"));
   const answer = r.resumed.rounds.map(resultOf);
   const hit = markers.find((m) => shows(answer, m));
-  if (hit !== undefined) {
-    // Acted on call 1's state, or only showed back the state it was sent? The same mismatch with a
-    // control canary planted in a field the state never had.
-    const control = await reflectionControl(
-      ctx,
-      first.call,
-      {
-        owner: 'A',
-        shape: one.shape,
-        retryCall: other.call,
-        round,
-        label: "control: call 2 with call 1's state and a canary in a field never seen",
-      },
-      plantControl,
-    );
-    if (control.reflection === 'failure')
-      return done(errored(`the reflection control drew no decision (${control.detail})`));
-    if (control.reflection !== 'reflected') {
-      check(
-        trial,
-        'controlNotReflected',
-        true,
-        'a canary planted in a field the state never had does not come back',
-        `${control.reflection}: ${control.detail}`,
-      );
-      const what = hit === first.canary ? "call 1's canary" : `call 1's data (${hit})`;
-      return done(
-        confirmed(
-          `call 2 sent with call 1's requestState was answered with ${what}, which call 2's own flow never shows: the state is not bound to its request`,
-        ),
-      );
-    }
-    trial.observations.push({
-      label: 'shows back its state',
-      detail: `the mismatched retry showed call 1's data, but a control canary planted in the state came back too: the server repeats the state it was sent`,
-    });
-    return done(
-      refuted("the mismatched retry showed call 1's data only by showing back its state"),
-    );
-  }
+  if (hit !== undefined)
+    return done(await controlledHit(ctx, trial, { first, other, one, round, hit }));
   trial.observations.push({
     label: 'accepted, not shown to be steered',
     detail: `the mismatched retry was accepted, but its answer showed nothing of call 1's`,
   });
   return done(refuted("the mismatched retry showed nothing of call 1's"));
+}
+
+/**
+ * Call 2 sent with call 1's state: round 1's first; for a flow of several rounds whose first
+ * mismatch is refused, the state each later round handed call 1, sent at that round on call 2.
+ * The answer that stands, and the round it was sent at.
+ */
+async function sendMismatch(
+  ctx: ProbeContext,
+  trial: Trial,
+  first: Prepared,
+  other: Prepared,
+  one: Established & { ok: true },
+): Promise<{ r: TryResult; round: number }> {
+  // Round 1's state first; for a flow of several rounds whose first mismatch is refused, the state
+  // each later round handed call 1, sent at that round on call 2 (a later state may trust plain
+  // fields while the first is sealed).
+  const mismatchAt = (round: number) =>
+    retryFresh(ctx, first.call, {
+      owner: 'A',
+      label: `call 2 sent with call 1's state${round > 1 ? ` at round ${round}` : ''}`,
+      shape: one.shape,
+      change: (s) => s,
+      retryCall: other.call,
+      round,
+    });
+  let round = 1;
+  let r = await mismatchAt(round);
+  const rounds = one.final.sentStates.length;
+  for (let k = 2; k <= rounds && r.resumed?.reading === 'refused'; k++) {
+    const later = await mismatchAt(k);
+    if (outOfBudget(trial, later.round1)) break;
+    if (later.resumed === undefined || later.resumed.reading === 'refused') continue;
+    [r, round] = [later, k];
+  }
+  return { r, round };
+}
+
+/**
+ * Call 1's data showed in call 2's answer: acted on call 1's state, or only showed back the state
+ * it was sent? The same mismatch with a control canary planted in a field the state never had.
+ */
+async function controlledHit(
+  ctx: ProbeContext,
+  trial: Trial,
+  o: {
+    readonly first: Prepared;
+    readonly other: Prepared;
+    readonly one: Established & { ok: true };
+    readonly round: number;
+    readonly hit: string;
+  },
+): Promise<ProbeDecision> {
+  const { first, other, one, round, hit } = o;
+  // Acted on call 1's state, or only showed back the state it was sent? The same mismatch with a
+  // control canary planted in a field the state never had.
+  const control = await reflectionControl(
+    ctx,
+    first.call,
+    {
+      owner: 'A',
+      shape: one.shape,
+      retryCall: other.call,
+      round,
+      label: "control: call 2 with call 1's state and a canary in a field never seen",
+    },
+    plantControl,
+  );
+  if (control.reflection === 'failure')
+    return errored(`the reflection control drew no decision (${control.detail})`);
+  if (control.reflection !== 'reflected') {
+    check(
+      trial,
+      'controlNotReflected',
+      true,
+      'a canary planted in a field the state never had does not come back',
+      `${control.reflection}: ${control.detail}`,
+    );
+    const what = hit === first.canary ? "call 1's canary" : `call 1's data (${hit})`;
+    return confirmed(
+      `call 2 sent with call 1's requestState was answered with ${what}, which call 2's own flow never shows: the state is not bound to its request`,
+    );
+  }
+  trial.observations.push({
+    label: 'shows back its state',
+    detail: `the mismatched retry showed call 1's data, but a control canary planted in the state came back too: the server repeats the state it was sent`,
+  });
+  return refuted("the mismatched retry showed call 1's data only by showing back its state");
 }

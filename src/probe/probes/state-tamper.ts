@@ -1,13 +1,14 @@
 import { MRTR_INTEGRITY } from '../references.js';
-import { confirmed, defineProbe, errored, refuted, type ProbeContext } from '../define.js';
 import {
-  describe,
-  establish,
-  establishedAs,
-  readOutcome,
-  viewOf,
-  type Resumed,
-} from '../trials/rounds.js';
+  confirmed,
+  defineProbe,
+  errored,
+  refuted,
+  type ProbeContext,
+  type ProbeDecision,
+} from '../define.js';
+import type { AnswerShape } from '../trials/answers.js';
+import { describe, establishedAs, readOutcome, viewOf, type Resumed } from '../trials/rounds.js';
 import { differences } from '../evidence/positions.js';
 import { makeCanary, shows } from '../evidence/markers.js';
 import { planMutations, randomSameShape, type Mutation } from '../trials/mutate.js';
@@ -18,7 +19,7 @@ import {
   showDifferences,
   type Reflection,
 } from '../trials/experiment.js';
-import { discoverFlows, noFlowReason, type FoundFlow } from '../trials/prepare.js';
+import { discoverFlows, establishFlow, noFlowReason, type FoundFlow } from '../trials/prepare.js';
 import { check, outOfBudget, report, startTrial, type Trial } from '../trials/trial.js';
 import { sharedTries, type SharedTry, type TryResult } from '../trials/shared-tries.js';
 
@@ -80,7 +81,12 @@ export default defineProbe({
   references: [MRTR_INTEGRITY],
   maxCalls: MAX_CALLS,
   async run(ctx) {
-    const found = await discoverFlows(ctx, 'A', { limit: 2, maxTools: 4, tag: 'tamper' });
+    const found = await discoverFlows(ctx, 'A', {
+      limit: 2,
+      maxTools: 4,
+      tag: 'tamper',
+      shared: true,
+    });
     if (found.flows.length === 0) {
       return noFlowReason(ctx, found);
     }
@@ -99,7 +105,7 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
   const trial = startTrial(subject);
   const done = (d: Trial['decision']): Trial => Object.assign(trial, { decision: d });
 
-  const base = await establish(ctx, call, 'A', subject, flow.asked);
+  const base = await establishFlow(ctx, flow, 'A', subject);
   check(
     trial,
     'untouchedRetryAccepted',
@@ -111,17 +117,7 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
     return done(errored(`the untouched retry of ${subject} did not work (${establishedAs(base)})`));
   const { shape } = base;
   const send = { owner: 'A' as const, shape };
-  // The untouched flow again, to learn what varies by itself: sent only once an answer must be
-  // compared (a server that refuses every change needs no noise model).
-  let measured: ReturnType<typeof baselineOf> | undefined;
-  const noise = (): ReturnType<typeof baselineOf> =>
-    (measured ??= baselineOf(
-      ctx,
-      call,
-      base.final,
-      send,
-      'the untouched flow again (what varies by itself)',
-    ));
+  const noise = lazyNoise(ctx, call, base.final, send);
 
   // The tries share a round 1 while they are refused; the control at the end says whether that
   // held (see shared-tries.ts), and the tries it does not back are sent again from a fresh one.
@@ -151,129 +147,180 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
 
   const canary = makeCanary('state');
   const planned = plan(base.final, canary);
-  const noEffect: string[] = [];
-  const reflected: string[] = [];
-  let reflection: { reflection: Reflection; detail: string } | undefined;
-  let noDecision: string | undefined;
-  let tries = 0;
-  // Refused exactly as the random blob was: the state is checked as a whole. After a run of those in
-  // a row the rest of the plan would only repeat the answer, so it stops (the budget bounds the
-  // whole experiment). An accepted change breaks the run (below), as a refusal of another kind does.
-  let refusedAsRandom = 0;
+  const tally: Tally = { noEffect: [], reflected: [], tries: 0, refusedAsRandom: 0 };
   const randomView = randomReading === 'refused' ? refusalOf(random.resumed) : undefined;
+  const env: ConsiderEnv = { ctx, trial, call, send, noise, randomView, subject };
   const labelOf = ({ round, m }: Planned): string =>
     `changed requestState${round > 1 ? ` of round ${round}` : ''}: ${m.label}`;
-  /** What one try's answer means: go on, stop trying, or the trial's decision. */
-  const consider = async (
-    { round, m }: Planned,
-    r: TryResult,
-    again: boolean,
-  ): Promise<'next' | 'stop' | Trial> => {
-    if (outOfBudget(trial, r.round1) || (r.resumed && outOfBudget(trial, r.resumed.exchange)))
-      return 'stop';
-    if (r.resumed === undefined) {
-      if (readOutcome(r.round1.outcome) === 'failure')
-        noDecision ??= `round 1 before "${m.label}": ${describe(r.round1)}`;
-      return 'next';
-    }
-    if (!again) tries++;
-    const { reading, exchange } = r.resumed;
-    if (reading === 'failure') noDecision ??= `"${m.label}": ${describe(exchange)}`;
-    // A run counts refusals in a row: a refusal of another kind, or an accepted change, ends it.
-    if (!again && reading === 'accepted') refusedAsRandom = 0;
-    if (reading === 'refused' && randomView !== undefined && !again)
-      refusedAsRandom =
-        differences(randomView, refusalOf(r.resumed)).length === 0 ? refusedAsRandom + 1 : 0;
-    if (reading !== 'accepted') return 'next';
-    const { baseline, second } = await noise();
-    const change = changedFrom(baseline, r.resumed);
-    const planted =
-      m.marker !== undefined && r.resumed.rounds.some((e) => shows(e.outcome, m.marker ?? ''));
-    if (change.length === 0 && !planted) {
-      noEffect.push(m.label);
-      return 'next';
-    }
-    if (second === undefined) {
-      noDecision ??= `the untouched flow could not be repeated to learn what varies by itself, so the change after "${m.label}" proves nothing`;
-      return 'next';
-    }
-    reflection ??= await reflectionControl(
-      ctx,
-      call,
-      { ...send, round, label: `control: "${m.label}" with a canary in a field never seen` },
-      m.withControl,
-    );
-    if (reflection.reflection === 'reflected') {
-      // It shows back whatever it gets: every later change would be read the same way.
-      reflected.push(m.label);
-      return 'stop';
-    }
-    if (reflection.reflection === 'failure') {
-      noDecision ??= `the reflection control drew no decision (${reflection.detail})`;
-      return 'next';
-    }
-    check(
-      trial,
-      'controlNotReflected',
-      true,
-      'a canary in a field the server never saw does not come back (it acts on the field, it does not show back its input)',
-      `${reflection.reflection}: ${reflection.detail}`,
-    );
-    ctx.note(`answer of the untouched flow against the changed one: ${showDifferences(change)}`);
-    return done(
-      confirmed(
-        `${subject} acted on a changed requestState (${m.label}${round > 1 ? `, round ${round}'s state` : ''}): its answer changed (${showDifferences(change, 2)}), while a control canary in a field it never saw did not come back`,
-      ),
-    );
-  };
   const planOf = new Map<SharedTry, Planned>();
   let stopped = false;
   for (const entry of planned) {
-    if (refusedAsRandom >= WHOLE_CHECK_RUN) {
+    if (tally.refusedAsRandom >= WHOLE_CHECK_RUN) {
       ctx.note(
-        `${WHOLE_CHECK_RUN} changes in a row were refused exactly as the random blob was; the remaining ${planned.length - tries} were not sent`,
+        `${WHOLE_CHECK_RUN} changes in a row were refused exactly as the random blob was; the remaining ${planned.length - tally.tries} were not sent`,
       );
       break;
     }
     const t: SharedTry = { label: labelOf(entry), change: entry.m.apply, round: entry.round };
     planOf.set(t, entry);
-    const next = await consider(entry, await shared.attempt(t), false);
+    const next = await considerTry(env, tally, entry, await shared.attempt(t), false);
     if (next === 'stop') {
       stopped = true;
       break;
     }
-    if (next !== 'next') return next;
+    if (next !== 'next') return done(next);
   }
   // The random blob is the first try on its round 1, never doubtful: only planned changes come back.
   for (const redo of stopped ? [] : await shared.settle()) {
     const entry = planOf.get(redo.t);
     if (entry === undefined) continue;
-    const next = await consider(entry, redo.result, true);
+    const next = await considerTry(env, tally, entry, redo.result, true);
     if (next === 'stop') break;
-    if (next !== 'next') return next;
+    if (next !== 'next') return done(next);
   }
-  if (noDecision !== undefined)
-    return done(errored(`a changed requestState drew no decision (${noDecision})`));
-  if (tries === 0) return done(errored(`no change of ${subject}'s requestState could be sent`));
-  if (reflected.length > 0) {
+  const randomUnread = randomReading === 'accepted' && randomChange.length === 0;
+  return done(tallied(trial, subject, tally, randomUnread));
+}
+
+/** What the tries of one flow have shown so far. */
+interface Tally {
+  readonly noEffect: string[];
+  readonly reflected: string[];
+  reflection?: { reflection: Reflection; detail: string };
+  noDecision?: string;
+  tries: number;
+  /** Refusals in a row exactly as the random blob's. */
+  refusedAsRandom: number;
+}
+
+/** What {@link considerTry} reads of the trial it serves. */
+interface ConsiderEnv {
+  readonly ctx: ProbeContext;
+  readonly trial: Trial;
+  readonly call: FoundFlow['prepared']['call'];
+  readonly send: { readonly owner: 'A'; readonly shape: AnswerShape };
+  readonly noise: () => ReturnType<typeof baselineOf>;
+  readonly randomView: ReturnType<typeof refusalOf> | undefined;
+  readonly subject: string;
+}
+
+/** What one try's answer means: go on, stop trying, or the trial's decision. */
+async function considerTry(
+  env: ConsiderEnv,
+  tally: Tally,
+  { round, m }: Planned,
+  r: TryResult,
+  again: boolean,
+): Promise<'next' | 'stop' | ProbeDecision> {
+  const { ctx, trial, call, send, noise, randomView, subject } = env;
+  if (outOfBudget(trial, r.round1) || (r.resumed && outOfBudget(trial, r.resumed.exchange)))
+    return 'stop';
+  if (r.resumed === undefined) {
+    if (readOutcome(r.round1.outcome) === 'failure')
+      tally.noDecision ??= `round 1 before "${m.label}": ${describe(r.round1)}`;
+    return 'next';
+  }
+  if (!again) tally.tries++;
+  const { reading, exchange } = r.resumed;
+  if (reading === 'failure') tally.noDecision ??= `"${m.label}": ${describe(exchange)}`;
+  // A run counts refusals in a row: a refusal of another kind, or an accepted change, ends it.
+  if (!again && reading === 'accepted') tally.refusedAsRandom = 0;
+  if (reading === 'refused' && randomView !== undefined && !again)
+    tally.refusedAsRandom =
+      differences(randomView, refusalOf(r.resumed)).length === 0 ? tally.refusedAsRandom + 1 : 0;
+  if (reading !== 'accepted') return 'next';
+  const { baseline, second } = await noise();
+  const change = changedFrom(baseline, r.resumed);
+  const planted =
+    m.marker !== undefined && r.resumed.rounds.some((e) => shows(e.outcome, m.marker ?? ''));
+  if (change.length === 0 && !planted) {
+    tally.noEffect.push(m.label);
+    return 'next';
+  }
+  if (second === undefined) {
+    tally.noDecision ??= `the untouched flow could not be repeated to learn what varies by itself, so the change after "${m.label}" proves nothing`;
+    return 'next';
+  }
+  tally.reflection ??= await reflectionControl(
+    ctx,
+    call,
+    { ...send, round, label: `control: "${m.label}" with a canary in a field never seen` },
+    m.withControl,
+  );
+  if (tally.reflection.reflection === 'reflected') {
+    // It shows back whatever it gets: every later change would be read the same way.
+    tally.reflected.push(m.label);
+    return 'stop';
+  }
+  if (tally.reflection.reflection === 'failure') {
+    tally.noDecision ??= `the reflection control drew no decision (${tally.reflection.detail})`;
+    return 'next';
+  }
+  check(
+    trial,
+    'controlNotReflected',
+    true,
+    'a canary in a field the server never saw does not come back (it acts on the field, it does not show back its input)',
+    `${tally.reflection.reflection}: ${tally.reflection.detail}`,
+  );
+  ctx.note(`answer of the untouched flow against the changed one: ${showDifferences(change)}`);
+  return confirmed(
+    `${subject} acted on a changed requestState (${m.label}${round > 1 ? `, round ${round}'s state` : ''}): its answer changed (${showDifferences(change, 2)}), while a control canary in a field it never saw did not come back`,
+  );
+}
+
+/**
+ * The decision once every try is read and none confirmed: no decision, nothing sent, only shown
+ * back, all refused, or accepted without effect (`randomUnread`: a random state was accepted with
+ * no change either, so the state is not consulted).
+ */
+function tallied(
+  trial: Trial,
+  subject: string,
+  tally: Tally,
+  randomUnread: boolean,
+): ProbeDecision {
+  if (tally.noDecision !== undefined)
+    return errored(`a changed requestState drew no decision (${tally.noDecision})`);
+  if (tally.tries === 0) return errored(`no change of ${subject}'s requestState could be sent`);
+  if (tally.reflected.length > 0) {
     trial.observations.push({
       label: 'shows back its state',
-      detail: `${subject}'s answer changed with its state (${reflected[0]}), but a control canary in a field it never saw came back too: it repeats what it was sent`,
+      detail: `${subject}'s answer changed with its state (${tally.reflected[0]}), but a control canary in a field it never saw came back too: it repeats what it was sent`,
     });
-    return done(refuted(`${subject}'s answers changed with its state only by showing it back`));
+    return refuted(`${subject}'s answers changed with its state only by showing it back`);
   }
-  if (noEffect.length === 0)
-    return done(refuted(`${subject} refused every changed requestState (${tries} tries)`));
-  if (randomReading === 'accepted' && randomChange.length === 0)
+  if (tally.noEffect.length === 0)
+    return refuted(`${subject} refused every changed requestState (${tally.tries} tries)`);
+  if (randomUnread)
     trial.observations.push({
       label: 'state not consulted',
-      detail: `${subject} accepted a random requestState and ${noEffect.length} changed ones, and no answer differed from the untouched one beyond its noise`,
+      detail: `${subject} accepted a random requestState and ${tally.noEffect.length} changed ones, and no answer differed from the untouched one beyond its noise`,
     });
-  return done(
-    refuted(
-      `${subject} accepted ${noEffect.length} changed requestState(s), none of which changed its answer beyond its noise`,
-    ),
+  return refuted(
+    `${subject} accepted ${tally.noEffect.length} changed requestState(s), none of which changed its answer beyond its noise`,
   );
+}
+
+/**
+ * The untouched flow again, to learn what varies by itself: sent only once an answer must be
+ * compared (a server that refuses every change needs no noise model), and once.
+ */
+function lazyNoise(
+  ctx: ProbeContext,
+  call: ConsiderEnv['call'],
+  final: Resumed,
+  send: ConsiderEnv['send'],
+): () => ReturnType<typeof baselineOf> {
+  let measured: ReturnType<typeof baselineOf> | undefined;
+  return () =>
+    (measured ??= baselineOf(
+      ctx,
+      call,
+      final,
+      send,
+      'the untouched flow again (what varies by itself)',
+    ));
 }
 
 /** The refusal a flow ended with, as leaves (its sent states masked). */

@@ -1,5 +1,12 @@
 import { TASKS_SECURITY } from '../references.js';
-import { confirmed, defineProbe, errored, refuted } from '../define.js';
+import {
+  confirmed,
+  defineProbe,
+  errored,
+  refuted,
+  type ProbeContext,
+  type ProbeDecision,
+} from '../define.js';
 import { taskMakerOrEnd, taskRequest } from '../surface/tasks.js';
 import { describe, readOutcome } from '../trials/rounds.js';
 import { clockParts, MIN_ID_BITS, predictNext, varyingBits } from '../trials/task-ids.js';
@@ -67,53 +74,9 @@ export default defineProbe({
       `${ids.length} ids, about ${bits} varying bits${clock.length > 0 ? `; a clock part (${clock.join(', ')})` : ''}${predicted === undefined ? '' : `; predicted the 4th as ${predicted}`}`,
     );
 
-    const own = await taskRequest(ctx, 'tasks/get', ids[0] as string, 'A', 'A reads its own task');
-    ctx.control('ownerReadsOwnTask', {
-      held: readOutcome(own.outcome) === 'accepted',
-      expected: 'A reads its own task',
-      observed: describe(own),
-    });
-    const unknown1 = forgedTaskId(ids[0] as string, ids);
-    const unknown2 = forgedTaskId(ids[0] as string, [...ids, unknown1]);
-    const u1 = await taskRequest(ctx, 'tasks/get', unknown1, 'B', 'B presents an id never minted');
-    const cross = await taskRequest(ctx, 'tasks/get', ids[0] as string, 'B', "B presents A's id");
-    const u2 = await taskRequest(
-      ctx,
-      'tasks/get',
-      unknown2,
-      'B',
-      'B presents another id never minted',
-    );
-    const decided = [u1, u2].every((e) => readOutcome(e.outcome) !== 'failure');
-    ctx.control('unknownIdDecided', {
-      held: decided,
-      expected: 'a decision on ids never minted',
-      observed: [u1, u2].map(describe).join(' / '),
-    });
-    if (readOutcome(cross.outcome) === 'failure')
-      return errored(`B's presentation of A's id drew no decision: ${describe(cross)}`);
-
-    let oracle: string | undefined;
-    const served = readOutcome(cross.outcome) === 'accepted';
-    if (served) {
-      ctx.observe(
-        'served, not an oracle',
-        "B was answered on A's task id: handle/task-cross-principal judges that",
-      );
-    } else {
-      const noise = !sameRefusal(refusalView(u1, unknown1), refusalView(u2, unknown2));
-      const view = refusalView(cross, ids[0] as string);
-      const differs =
-        !sameRefusal(view, refusalView(u1, unknown1)) &&
-        !sameRefusal(view, refusalView(u2, unknown2));
-      if (noise)
-        ctx.observe(
-          'unknown ids answer unlike each other',
-          'two ids never minted drew different refusals: no refusal difference counts',
-        );
-      else if (differs)
-        oracle = `A's id is refused unlike an unknown one (${view.label} against ${refusalView(u1, unknown1).label})`;
-    }
+    const presented = await presentations(ctx, ids);
+    if ('decision' in presented) return presented.decision;
+    const { served, oracle } = presented;
     if (predicted !== undefined && predicted === fourth.taskId)
       return confirmed(
         `sequential task ids: ${ids.slice(0, 3).join(', ')} predicted ${predicted}, and the server minted it`,
@@ -132,3 +95,61 @@ export default defineProbe({
     );
   },
 });
+
+/**
+ * A reads its own task, then B presents an id never minted, A's id and another never minted: was B
+ * served, and does A's id draw a refusal unlike an unknown one's (an existence oracle)?
+ */
+async function presentations(
+  ctx: ProbeContext,
+  ids: readonly string[],
+): Promise<{ decision: ProbeDecision } | { served: boolean; oracle?: string }> {
+  const own = await taskRequest(ctx, 'tasks/get', ids[0] as string, 'A', 'A reads its own task');
+  ctx.control('ownerReadsOwnTask', {
+    held: readOutcome(own.outcome) === 'accepted',
+    expected: 'A reads its own task',
+    observed: describe(own),
+  });
+  const unknown1 = forgedTaskId(ids[0] as string, ids);
+  const unknown2 = forgedTaskId(ids[0] as string, [...ids, unknown1]);
+  const u1 = await taskRequest(ctx, 'tasks/get', unknown1, 'B', 'B presents an id never minted');
+  const cross = await taskRequest(ctx, 'tasks/get', ids[0] as string, 'B', "B presents A's id");
+  const u2 = await taskRequest(
+    ctx,
+    'tasks/get',
+    unknown2,
+    'B',
+    'B presents another id never minted',
+  );
+  const decided = [u1, u2].every((e) => readOutcome(e.outcome) !== 'failure');
+  ctx.control('unknownIdDecided', {
+    held: decided,
+    expected: 'a decision on ids never minted',
+    observed: [u1, u2].map(describe).join(' / '),
+  });
+  if (readOutcome(cross.outcome) === 'failure')
+    return { decision: errored(`B's presentation of A's id drew no decision: ${describe(cross)}`) };
+
+  let oracle: string | undefined;
+  const served = readOutcome(cross.outcome) === 'accepted';
+  if (served) {
+    ctx.observe(
+      'served, not an oracle',
+      "B was answered on A's task id: handle/task-cross-principal judges that",
+    );
+  } else {
+    const noise = !sameRefusal(refusalView(u1, unknown1), refusalView(u2, unknown2));
+    const view = refusalView(cross, ids[0] as string);
+    const differs =
+      !sameRefusal(view, refusalView(u1, unknown1)) &&
+      !sameRefusal(view, refusalView(u2, unknown2));
+    if (noise)
+      ctx.observe(
+        'unknown ids answer unlike each other',
+        'two ids never minted drew different refusals: no refusal difference counts',
+      );
+    else if (differs)
+      oracle = `A's id is refused unlike an unknown one (${view.label} against ${refusalView(u1, unknown1).label})`;
+  }
+  return oracle === undefined ? { served } : { served, oracle };
+}

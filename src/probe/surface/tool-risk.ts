@@ -223,6 +223,41 @@ function leaves(
 }
 
 /**
+ * Every value key in `v` (a string, a number, the JSON a text block carries, each token of prose),
+ * told to `visit`, at most 12 levels deep and until the record is `full`.
+ */
+function walkKeys(
+  v: unknown,
+  depth: number,
+  visit: (key: string) => void,
+  full: () => boolean,
+): void {
+  if (depth > 12 || full()) return;
+  if (typeof v === 'string') {
+    const key = keyOf(v);
+    if (key !== undefined) visit(key);
+    // A text block often carries JSON; its strings are minted values too.
+    if (v.startsWith('{') || v.startsWith('[')) {
+      try {
+        walkKeys(JSON.parse(v), depth + 1, visit, full);
+      } catch {
+        // Plain text.
+      }
+    }
+    // Prose hands out codes too ("Your booking BK-7Q2M9X is confirmed"): each token counts.
+    if (v.length <= MAX_MINTED && /\s/.test(v))
+      for (const token of v.split(/[\s,;:()[\]{}<>"'`]+/)) {
+        const key2 = keyOf(token.replace(/[.!?]+$/, ''));
+        if (key2 !== undefined && key2 !== key) visit(key2);
+      }
+  } else if (typeof v === 'number') {
+    const key = keyOf(v);
+    if (key !== undefined) visit(key);
+  } else if (Array.isArray(v)) for (const item of v) walkKeys(item, depth + 1, visit, full);
+  else if (isRecord(v)) for (const item of Object.values(v)) walkKeys(item, depth + 1, visit, full);
+}
+
+/**
  * Creates the record. Defence in depth: whatever code picks the arguments, the runner refuses a
  * call that puts a server-minted value into a risky parameter, or a value the scan did not create
  * into a tool that writes.
@@ -231,32 +266,9 @@ export function createMintedValues(): MintedValues {
   const ours = new Set<string>();
   const handed = new Set<string>();
   const created = new Map<string, string>();
-  const size = (): number => ours.size + handed.size + created.size;
-  const walk = (v: unknown, depth: number, visit: (key: string) => void): void => {
-    if (depth > 12 || size() >= 3 * MAX_MINTED) return;
-    if (typeof v === 'string') {
-      const key = keyOf(v);
-      if (key !== undefined) visit(key);
-      // A text block often carries JSON; its strings are minted values too.
-      if (v.startsWith('{') || v.startsWith('[')) {
-        try {
-          walk(JSON.parse(v), depth + 1, visit);
-        } catch {
-          // Plain text.
-        }
-      }
-      // Prose hands out codes too ("Your booking BK-7Q2M9X is confirmed"): each token counts.
-      if (v.length <= MAX_MINTED && /\s/.test(v))
-        for (const token of v.split(/[\s,;:()[\]{}<>"'`]+/)) {
-          const key2 = keyOf(token.replace(/[.!?]+$/, ''));
-          if (key2 !== undefined && key2 !== key) visit(key2);
-        }
-    } else if (typeof v === 'number') {
-      const key = keyOf(v);
-      if (key !== undefined) visit(key);
-    } else if (Array.isArray(v)) for (const item of v) walk(item, depth + 1, visit);
-    else if (isRecord(v)) for (const item of Object.values(v)) walk(item, depth + 1, visit);
-  };
+  const full = (): boolean => ours.size + handed.size + created.size >= 3 * MAX_MINTED;
+  const walk = (v: unknown, depth: number, visit: (key: string) => void): void =>
+    walkKeys(v, depth, visit, full);
   const sentNow = (args: unknown): Set<string> => {
     const keys = new Set<string>();
     walk(args, 0, (k) => keys.add(k));

@@ -6,7 +6,17 @@
  */
 import type { ProbeContext } from '../define.js';
 import { mint, othersOf, recipeName, type FlowRecipe } from '../surface/recipes.js';
-import { ask, describe, readOutcome, type Asked, type Call } from './rounds.js';
+import {
+  ask,
+  describe,
+  establish,
+  readOutcome,
+  type Asked,
+  type Call,
+  type Established,
+  type Reading,
+} from './rounds.js';
+import { byDefault } from '../surface/tool-risk.js';
 import { makeCanary } from '../evidence/markers.js';
 import type { Exchange, IdentityName } from '../types.js';
 
@@ -88,6 +98,42 @@ export async function prepareCall(
 export interface FoundFlow {
   readonly prepared: Prepared;
   readonly asked: Asked & { readonly state: string };
+  /**
+   * Set when the scan set the flow up once for every probe: `asked` is then the shared round 1,
+   * spent by the shared untouched run ({@link establishFlow}); a probe asks its own.
+   */
+  readonly shared?: SharedRound;
+}
+
+/** A flow's round 1 as an identity, shared by the probes of a scan. */
+interface SharedRound {
+  readonly key: string;
+  readonly identity: IdentityName;
+  /** Round 1's state not yet sent: the first untouched run takes it, any later one asks afresh. */
+  unspent: boolean;
+}
+
+/**
+ * The flow's untouched run: once per scan for every probe when the flow is shared (round 1 spent
+ * by it, so no probe may send `asked` itself), else the probe's own, on its own round 1.
+ */
+export async function establishFlow(
+  ctx: ProbeContext,
+  flow: FoundFlow,
+  identity: IdentityName,
+  label: string,
+): Promise<Established> {
+  const { call } = flow.prepared;
+  const shared = flow.shared;
+  if (shared === undefined || ctx.setup === undefined || shared.identity !== identity)
+    return establish(ctx, call, identity, label, flow.asked);
+  const make = (c: ProbeContext): Promise<Established> => {
+    const asked = shared.unspent ? flow.asked : undefined;
+    shared.unspent = false;
+    return establish(c, call, identity, flow.prepared.subject, asked);
+  };
+  const drewDecision = (e: Established): boolean => e.ok || e.reading !== 'failure';
+  return ctx.setup.once(`${shared.key}, run untouched`, make, drewDecision);
 }
 
 /** What flow preparation met: flows, and the requests that could not be told apart from non-flows. */
@@ -98,11 +144,56 @@ export interface Discovery {
   readonly failures: { subject: string; detail: string }[];
 }
 
-/** Ask each discovered flow, as `identity`, until `limit` of them asked again. */
+/** One flow's round 1 as an identity: its preparation, and what round 1 drew. */
+interface FirstRound {
+  readonly prep: Preparation;
+  readonly first?: {
+    readonly exchange: Exchange;
+    readonly reading: Reading;
+    readonly asked?: Asked;
+  };
+  /** Set on a round shared by the scan's probes. */
+  readonly shared?: SharedRound;
+}
+
+/** Prepare `flow` and ask its round 1. */
+async function firstRound(
+  ctx: ProbeContext,
+  flow: FlowRecipe,
+  identity: IdentityName,
+  tag: string,
+): Promise<FirstRound> {
+  const prep = await prepareCall(ctx, flow, identity, `${tag} ${flow.subject}`);
+  if (!prep.ok) return { prep };
+  const first = await ask(
+    ctx,
+    prep.prepared.call,
+    identity,
+    `${flow.subject}: round 1 as ${identity}`,
+  );
+  return { prep, first };
+}
+
+/** Whether a shared round drew a decision: one that did not is not kept. */
+const decided = (r: FirstRound): boolean =>
+  (r.prep.ok || r.prep.failure === undefined) && r.first?.reading !== 'failure';
+
+/**
+ * A flow the scan may set up once for every probe: a request that only reads or creates, so no
+ * probe consumes the handle or the object it acts on (a destructive one is each probe's own).
+ */
+const shareable = (ctx: ProbeContext, flow: FlowRecipe): boolean =>
+  ctx.setup !== undefined && (flow.tool === undefined || byDefault(flow.tool));
+
+/**
+ * Ask each discovered flow, as `identity`, until `limit` of them asked again. With `shared`, a
+ * flow that only reads or creates is prepared and asked once per scan for every probe that asks
+ * the same, and run untouched once when one of them needs it ({@link establishFlow}).
+ */
 export async function discoverFlows(
   ctx: ProbeContext,
   identity: IdentityName,
-  options: { limit: number; maxTools: number; tag: string },
+  options: { limit: number; maxTools: number; tag: string; shared?: boolean },
 ): Promise<Discovery> {
   const discovery: Discovery = {
     flows: [],
@@ -112,23 +203,30 @@ export async function discoverFlows(
   for (const flow of ctx.surface.flows.slice(0, options.maxTools)) {
     if (discovery.flows.length >= options.limit) break;
     discovery.tried.push(flow.subject);
-    const prep = await prepareCall(ctx, flow, identity, `${options.tag} ${flow.subject}`);
+    const share = options.shared === true && shareable(ctx, flow);
+    const key = `${flow.subject}${flow.needs === undefined ? '' : ` on ${recipeName(flow.needs)}`} as ${identity}`;
+    const sharedRound = async (c: ProbeContext): Promise<FirstRound> => ({
+      ...(await firstRound(c, flow, identity, 'shared')),
+      shared: { key, identity, unspent: true },
+    });
+    const { prep, first, shared } = share
+      ? await ctx.setup!.once(key, sharedRound, decided)
+      : await firstRound(ctx, flow, identity, options.tag);
     if (!prep.ok) {
       if (prep.failure !== undefined)
         discovery.failures.push({ subject: flow.subject, detail: describe(prep.failure) });
       continue;
     }
-    const first = await ask(
-      ctx,
-      prep.prepared.call,
-      identity,
-      `${flow.subject}: round 1 as ${identity}`,
-    );
+    if (first === undefined) continue;
     if (first.reading === 'failure')
       discovery.failures.push({ subject: flow.subject, detail: describe(first.exchange) });
     const asked = first.asked;
     if (asked !== undefined && asked.state !== undefined) {
-      discovery.flows.push({ prepared: prep.prepared, asked: { ...asked, state: asked.state } });
+      discovery.flows.push({
+        prepared: prep.prepared,
+        asked: { ...asked, state: asked.state },
+        ...(shared === undefined ? {} : { shared }),
+      });
     }
   }
   return discovery;

@@ -97,70 +97,19 @@ export function sharedTries(ctx: ProbeContext, call: Call, o: SharedTriesOptions
   const asked: Question[] = [];
   let tried = 0;
 
-  const questionAt = async (round: number, label: string): Promise<Question | TryResult> => {
-    const first = await ask(ctx, call, o.owner, `${label}: round 1 as ${o.owner}`);
-    if (first.asked?.state === undefined) return { round1: first.exchange };
-    let at: Asked = first.asked;
-    let before: readonly Exchange[] = [];
-    let beforeStates: readonly string[] = [];
-    if (round > 1) {
-      const driven = await resume(ctx, first.asked, {
-        identity: o.owner,
-        label,
-        state: first.asked.state,
-        shape: o.shape,
-        maxRounds: round - 1,
-      });
-      const next = askedAgain(first.asked.call, driven.exchange);
-      // The flow ended (or drew no decision) before the round this try changes: it does not apply.
-      if (next === undefined) return { round1: first.exchange };
-      // The untouched retry was asked round 1's questions again: read as refused, as a fresh try is.
-      if (driven.rounds.length < round - 1 || sameQuestions(next, first.asked))
-        return { round1: first.exchange, resumed: { ...driven, reading: 'refused' } };
-      at = next;
-      before = driven.rounds;
-      beforeStates = driven.sentStates;
-    }
-    const q: Question = {
-      round,
-      round1: first.exchange,
-      asked: at,
-      before,
-      beforeStates,
-      uses: 0,
-      doubtful: [],
-      retired: false,
-    };
-    asked.push(q);
-    return q;
-  };
-
-  const send = async (q: Question, t: SharedTry, state: string): Promise<Resumed> => {
-    const rest = await resume(ctx, q.asked, {
-      identity: o.owner,
-      label: t.label,
-      state,
-      shape: o.shape,
-      maxRounds: MAX_RETRIES - (q.round - 1),
-    });
-    return {
-      ...rest,
-      rounds: [...q.before, ...rest.rounds],
-      sentStates: [...q.beforeStates, ...rest.sentStates],
-    };
-  };
-
   return {
     async attempt(t) {
       const index = tried++;
       const round = t.round ?? 1;
       const held = inHand.get(round);
-      const q = held !== undefined && !held.retired ? held : await questionAt(round, t.label);
+      const q =
+        held !== undefined && !held.retired ? held : await questionAt(ctx, call, o, round, t.label);
       if (!('asked' in q)) return q;
+      if (q !== held) asked.push(q);
       inHand.set(round, q);
       const state = t.change(q.asked.state as string);
       if (state === undefined) return { round1: q.round1 };
-      const resumed = await send(q, t, state);
+      const resumed = await sendOn(ctx, o, q, t, state);
       q.uses++;
       if (resumed.reading === 'refused' && q.uses > 1) q.doubtful.push({ index, t });
       // An honoured state may be spent: the next try of this round asks afresh.
@@ -188,6 +137,75 @@ export function sharedTries(ctx: ProbeContext, call: Call, o: SharedTriesOptions
       }
       return redone.sort((a, b) => a.index - b.index);
     },
+  };
+}
+
+/**
+ * A question in hand at `round`: `call`'s flow driven untouched up to it from a fresh round 1; or
+ * the try's answer when the flow never gets there.
+ */
+async function questionAt(
+  ctx: ProbeContext,
+  call: Call,
+  o: SharedTriesOptions,
+  round: number,
+  label: string,
+): Promise<Question | TryResult> {
+  const first = await ask(ctx, call, o.owner, `${label}: round 1 as ${o.owner}`);
+  if (first.asked?.state === undefined) return { round1: first.exchange };
+  let at: Asked = first.asked;
+  let before: readonly Exchange[] = [];
+  let beforeStates: readonly string[] = [];
+  if (round > 1) {
+    const driven = await resume(ctx, first.asked, {
+      identity: o.owner,
+      label,
+      state: first.asked.state,
+      shape: o.shape,
+      maxRounds: round - 1,
+    });
+    const next = askedAgain(first.asked.call, driven.exchange);
+    // The flow ended (or drew no decision) before the round this try changes: it does not apply.
+    if (next === undefined) return { round1: first.exchange };
+    // The untouched retry was asked round 1's questions again: read as refused, as a fresh try is.
+    if (driven.rounds.length < round - 1 || sameQuestions(next, first.asked))
+      return { round1: first.exchange, resumed: { ...driven, reading: 'refused' } };
+    at = next;
+    before = driven.rounds;
+    beforeStates = driven.sentStates;
+  }
+  const q: Question = {
+    round,
+    round1: first.exchange,
+    asked: at,
+    before,
+    beforeStates,
+    uses: 0,
+    doubtful: [],
+    retired: false,
+  };
+  return q;
+}
+
+/** `t`'s changed state sent on the question `q` holds, the flow driven to its end. */
+async function sendOn(
+  ctx: ProbeContext,
+  o: SharedTriesOptions,
+  q: Question,
+  t: SharedTry,
+  state: string,
+): Promise<Resumed> {
+  const rest = await resume(ctx, q.asked, {
+    identity: o.owner,
+    label: t.label,
+    state,
+    shape: o.shape,
+    maxRounds: MAX_RETRIES - (q.round - 1),
+  });
+  return {
+    ...rest,
+    rounds: [...q.before, ...rest.rounds],
+    sentStates: [...q.beforeStates, ...rest.sentStates],
   };
 }
 

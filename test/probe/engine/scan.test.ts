@@ -141,6 +141,31 @@ describe('a whole scan', () => {
     }
   });
 
+  it('runs a probe that ended errored beside another again alone, and the report names each', async () => {
+    // The first two calls (one of each probe, side by side) get a 500; every later one is answered.
+    let failed = 0;
+    const server = await startHttpServer('modern', ({ message }) =>
+      message.method === 'tools/call' && failed++ < 2 ? { raw: 'boom', status: 500 } : undefined,
+    );
+    try {
+      const report = await runScan({
+        target: { kind: 'http', url: server.url },
+        probes: [twoCalls, { ...twoCalls, id: 'test/second' }],
+      });
+      expect(report.probes.map((p) => p.verdict)).toEqual(['refuted', 'refuted']);
+      const again = report.probes
+        .filter((p) => p.observations.some((o) => o.label === 'run again alone'))
+        .map((p) => p.id);
+      expect(again).toContain('test/two-calls');
+      expect(report.rerunAlone).toEqual(again);
+      expect(text.render(report, { color: false, evidence: 'none' })).toContain(
+        `; run again alone: ${again.join(', ')}`,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
   it('keeps both identities out of the report, the JSON and the text, even when the server echoes them', async () => {
     const server = await startHttpServer('modern');
     try {
