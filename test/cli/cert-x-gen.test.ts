@@ -156,10 +156,7 @@ describe.skipIf(!PYTHON)('the shipped template, run as the engine runs it (needs
   beforeAll(() => {
     const shim = join(bin, 'stateguard');
     mkdirSync(bin, { recursive: true });
-    writeFileSync(
-      shim,
-      `#!/bin/sh\nexec ${quote([process.execPath, '--import', 'tsx', CLI_MAIN])} "$@"\n`,
-    );
+    writeFileSync(shim, `#!/bin/sh\nexec ${quote([process.execPath, CLI_MAIN])} "$@"\n`);
     chmodSync(shim, 0o755);
   });
 

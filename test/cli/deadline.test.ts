@@ -103,8 +103,6 @@ describe.skipIf(process.platform === 'win32')('Ctrl-C during a stdio scan', () =
     const child = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
         CLI_MAIN,
         'scan',
         '--stdio',

@@ -139,7 +139,7 @@ describe('stateguard scan exit codes and reports', () => {
   });
 
   it('exits 1 on a confirmed flaw and keeps identities from the environment out of every output', async () => {
-    const fixture = `${NODE} --import tsx ${MAIN} fixture --mode flawed --transport stdio`;
+    const fixture = `${NODE} ${MAIN} fixture --mode flawed --transport stdio`;
     const env = { STATEGUARD_IDENTITY_A: SECRET_A, STATEGUARD_IDENTITY_B: SECRET_B };
     const output = join(dir, 'flawed.json');
     const asJson = await runCli(
@@ -159,7 +159,7 @@ describe('stateguard scan exit codes and reports', () => {
   });
 
   it('writes a valid SARIF log with one fail result per confirmed probe, exit 1', async () => {
-    const fixture = `${NODE} --import tsx ${MAIN} fixture --mode flawed --transport stdio`;
+    const fixture = `${NODE} ${MAIN} fixture --mode flawed --transport stdio`;
     const output = join(dir, 'flawed.sarif');
     const run = await runCli(['scan', '--stdio', fixture, '--format', 'sarif', '--output', output]);
     expect(run.code).toBe(1);
