@@ -66,3 +66,17 @@ export function runCommand(
     });
   });
 }
+
+/**
+ * How to start the stdio fixture in `mode` from this run's build: `stateguard fixture --transport
+ * stdio --mode <mode> …extra`, the shape of `fixtureStdioCommand` without tsx.
+ */
+export function builtFixtureStdio(
+  mode: string,
+  extra: readonly string[] = [],
+): { command: string; args: string[] } {
+  return {
+    command: process.execPath,
+    args: [CLI_MAIN, 'fixture', '--transport', 'stdio', '--mode', mode, ...extra],
+  };
+}

@@ -8,11 +8,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { expectedFor, WITNESSED_PROBES, type Mode } from '../../src/fixture/flaws.js';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import type { ShedOptions } from '../../src/fixture/shed.js';
-import { fixtureStdioCommand } from '../../src/fixture/stdio.js';
 import { PROBES } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import type { RunReport, TransportKind } from '../../src/probe/types.js';
 import { text } from '../../src/report/text.js';
+import { builtFixtureStdio } from '../helpers/cli.js';
 
 const running: FixtureHttp[] = [];
 afterAll(async () => {
@@ -32,7 +32,7 @@ async function scan(
     return runScan({ target: { kind: 'http', url: fixture.url }, probes: PROBES, ...limits });
   }
   const extra = ['--shed', shed.mode, '--shed-retry-after', shed.retryAfter ?? '1'];
-  const { command, args } = fixtureStdioCommand(mode, extra);
+  const { command, args } = builtFixtureStdio(mode, extra);
   return runScan({ target: { kind: 'stdio', command, args }, probes: PROBES, ...limits });
 }
 

@@ -12,7 +12,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectedFor, MODES, WITNESSED_PROBES, type Mode } from '../../src/fixture/flaws.js';
 import { startFixtureHttp } from '../../src/fixture/http.js';
-import { fixtureStdioCommand } from '../../src/fixture/stdio.js';
 import { PROBES } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import type { ProbeResult, RunReport, TransportKind } from '../../src/probe/types.js';
@@ -20,6 +19,7 @@ import { certXGen } from '../../src/report/cert-x-gen.js';
 import { parseCertXGen, seedStatus } from '../helpers/cert-x-gen.js';
 import { limit } from '../helpers/limit.js';
 import { verdicts } from '../helpers/twin-scans.js';
+import { builtFixtureStdio } from '../helpers/cli.js';
 
 const seen = new Map<string, Set<string>>();
 
@@ -149,6 +149,6 @@ async function scan(mode: Mode, transport: TransportKind, serial: boolean): Prom
       await fixture.close();
     }
   }
-  const { command, args } = fixtureStdioCommand(mode);
+  const { command, args } = builtFixtureStdio(mode);
   return { report: await runScan({ target: { kind: 'stdio', command, args }, ...plan }) };
 }
