@@ -142,6 +142,9 @@ function install(): void {
 }
 if (!installed) install();
 
+/** How long a child its test already signalled gets to exit before it counts as left running. */
+const SIGNALLED_MS = 500;
+
 /** How long the stopped processes get between SIGTERM and SIGKILL. */
 const GRACE_MS = 1_000;
 
@@ -150,6 +153,10 @@ const GRACE_MS = 1_000;
  * to whatever is left after {@link GRACE_MS}. Resolves with the pids of the children it stopped.
  */
 export async function stopChildren(): Promise<number[]> {
+  // A child the test has just signalled itself is on its way out: give it a moment to get there.
+  const until = Date.now() + SIGNALLED_MS;
+  while ([...started].some((e) => e.child.killed && alive(e)) && Date.now() < until)
+    await new Promise((resolve) => setTimeout(resolve, 10));
   const left = [...started].filter(alive);
   started.clear();
   if (left.length === 0) return [];
@@ -157,8 +164,8 @@ export async function stopChildren(): Promise<number[]> {
   const pids = targets(left, processTable());
   for (const pid of pids) kill(pid, 'SIGTERM');
   const running = (pid: number): boolean => (pid < 0 ? groupRunning(-pid) : processRunning(pid));
-  const until = Date.now() + GRACE_MS;
-  while (pids.some(running) && Date.now() < until)
+  const grace = Date.now() + GRACE_MS;
+  while (pids.some(running) && Date.now() < grace)
     await new Promise((resolve) => setTimeout(resolve, 25));
   for (const pid of pids) if (running(pid)) kill(pid, 'SIGKILL');
   return left.map((entry) => entry.pid);
