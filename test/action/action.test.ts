@@ -20,7 +20,7 @@ import { schemaProblems } from '../report/sarif-validators.js';
 const require = createRequire(import.meta.url);
 // The action's entry in this run's build of the source (test/helpers/built.ts): it starts the
 // scanner beside it, the build's CLI, so neither loads through tsx.
-const MAIN = join(inject('builtRoot'), 'dist/action/main.js');
+const MAIN = join(inject('builtRoot'), 'src/action/main.js');
 // The workspace is not the repository: tsx is loaded by its absolute URL, and the scanner the
 // step starts inherits the same flag.
 const TSX = pathToFileURL(require.resolve('tsx')).href;

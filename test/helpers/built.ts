@@ -34,11 +34,11 @@ const SCRATCH = join(REPO_ROOT, '.stateguard-tmp');
 const PREFIX = 'suite-build-';
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Raised when the build itself changes, so older builds are not reused. */
-const BUILD_FORMAT = '1';
+const BUILD_FORMAT = '2';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** The root of this run's build: `package.json`, and `dist/` as `npm run build` lays it out. */
+    /** The root of this run's build: `package.json`, `src/` and `test/servers/` as `.js` files. */
     builtRoot: string;
   }
 }
@@ -51,34 +51,66 @@ function* sources(dir: string): Generator<string> {
   }
 }
 
-/** Transpiles `src/` into `<root>/dist`, and copies `package.json` beside it (read as `../../package.json`). */
+/** The folders built whole: the package's source, and the servers tests start as children. */
+const ROOTS = ['src', 'test/servers'];
+
+/** The source files a build is made of: every file of {@link ROOTS}. */
+function rootFiles(): string[] {
+  return ROOTS.flatMap((dir) => [...sources(join(REPO_ROOT, dir))]).sort();
+}
+
+/**
+ * Transpiles every file of {@link ROOTS}, and each file elsewhere in the repository they import
+ * (wherever it lives), into `<root>` at the same relative path as `.js`; copies `package.json` to
+ * `<root>` (the source reads it as `../../package.json`).
+ */
 export function buildInto(root: string): void {
-  const src = join(REPO_ROOT, 'src');
   const compilerOptions: ts.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.ESNext,
     verbatimModuleSyntax: true,
     sourceMap: false,
   };
-  for (const file of sources(src)) {
-    const out = join(root, 'dist', relative(src, file)).replace(/\.ts$/, '.js');
-    const { outputText } = ts.transpileModule(readFileSync(file, 'utf8'), {
-      compilerOptions,
-      fileName: file,
-    });
+  const queue = rootFiles();
+  const seen = new Set(queue);
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    const text = readFileSync(file, 'utf8');
+    const out = join(root, relative(REPO_ROOT, file)).replace(/\.ts$/, '.js');
+    const { outputText } = ts.transpileModule(text, { compilerOptions, fileName: file });
     mkdirSync(dirname(out), { recursive: true });
     writeFileSync(out, outputText);
+    for (const { fileName } of ts.preProcessFile(text, true, true).importedFiles) {
+      if (!fileName.startsWith('.') || !fileName.endsWith('.js')) continue;
+      const target = join(dirname(file), fileName).replace(/\.js$/, '.ts');
+      if (seen.has(target) || !existsSync(target)) continue;
+      seen.add(target);
+      queue.push(target);
+    }
   }
   copyFileSync(join(REPO_ROOT, 'package.json'), join(root, 'package.json'));
 }
 
+/** Top-level folders whose files a build never imports. */
+const NEVER_BUILT = new Set(['test', 'node_modules', 'dist', 'coverage', 'reports']);
+
+/**
+ * The files a build's name covers: the roots, and every source file of the other top-level folders
+ * (where a root file may import from: a harness folder, say), but no test other than the servers.
+ */
+function keyFiles(): string[] {
+  const others = readdirSync(REPO_ROOT, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && !e.name.startsWith('.') && !NEVER_BUILT.has(e.name))
+    .filter((e) => !ROOTS.includes(e.name))
+    .flatMap((e) => [...sources(join(REPO_ROOT, e.name))]);
+  return [...rootFiles(), ...others.sort()];
+}
+
 /** What a build of the current source is named: a digest of everything it is made from. */
 function buildKey(): string {
-  const src = join(REPO_ROOT, 'src');
   const hash = createHash('sha256').update(BUILD_FORMAT);
-  for (const file of [...sources(src)].sort()) {
+  for (const file of keyFiles()) {
     const { size, mtimeMs } = statSync(file);
-    hash.update(`${relative(src, file)}\0${size}\0${mtimeMs}\0`);
+    hash.update(`${relative(REPO_ROOT, file)}\0${size}\0${mtimeMs}\0`);
   }
   hash.update(readFileSync(join(REPO_ROOT, 'package.json')));
   return hash.digest('hex').slice(0, 16);

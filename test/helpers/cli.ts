@@ -1,6 +1,6 @@
 /**
  * Runs the `stateguard` command line as a real child process, from this run's build of the source
- * (`node <build>/dist/cli/main.js …`, see built.ts), with colour off and a hard limit on its life.
+ * (`node <build>/src/cli/main.js …`, see built.ts), with colour off and a hard limit on its life.
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -14,11 +14,16 @@ export const TSX_LOADER = pathToFileURL(
   createRequire(join(REPO_ROOT, 'package.json')).resolve('tsx'),
 ).href;
 
+/** Where this run's build (see built.ts) holds a source file of the repository, as JavaScript. */
+export function builtPath(source: string): string {
+  return join(inject('builtRoot'), source.replace(/\.ts$/, '.js'));
+}
+
 /**
  * The CLI entry point of this run's build: plain JavaScript, so `node CLI_MAIN` runs it (and
  * `node --import tsx CLI_MAIN` still does, only slower).
  */
-export const CLI_MAIN = join(inject('builtRoot'), 'dist/cli/main.js');
+export const CLI_MAIN = builtPath('src/cli/main.ts');
 
 /** `stateguard fixture --mode <mode> --transport stdio` as a command line, for `--stdio`. */
 export const fixtureCommand = (mode: string): string =>
