@@ -10,6 +10,7 @@ export default tseslint.config(
       'coverage/**',
       'reports/**',
       '.stryker-tmp/**',
+      '.stateguard-tmp/**',
     ],
   },
   js.configs.recommended,

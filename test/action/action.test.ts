@@ -11,14 +11,16 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import type { Log as SarifLog } from 'sarif';
 import { githubProblems } from '../report/sarif-github.js';
 import { schemaProblems } from '../report/sarif-validators.js';
 
 const require = createRequire(import.meta.url);
-const MAIN = fileURLToPath(new URL('../../src/action/main.ts', import.meta.url));
+// The action's entry in this run's build of the source (test/helpers/built.ts): it starts the
+// scanner beside it, the build's CLI, so neither loads through tsx.
+const MAIN = join(inject('builtRoot'), 'src/action/main.js');
 // The workspace is not the repository: tsx is loaded by its absolute URL, and the scanner the
 // step starts inherits the same flag.
 const TSX = pathToFileURL(require.resolve('tsx')).href;
@@ -84,7 +86,7 @@ function runStep(
     ),
   };
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', TSX, MAIN], {
+    const child = spawn(process.execPath, [MAIN], {
       cwd: workspace,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

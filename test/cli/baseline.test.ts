@@ -9,13 +9,12 @@ import { quote } from 'shell-quote';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exitCodeOf } from '../../src/cli/scan-command.js';
 import { ProbeUsageError } from '../../src/errors.js';
-import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
 import type { Mode } from '../../src/fixture/flaws.js';
 import { applyBaseline, parseBaseline, targetKey } from '../../src/probe/baseline.js';
 import { PROBES } from '../../src/probe/registry.js';
 import { displayTarget } from '../../src/probe/scan.js';
 import type { RunReport } from '../../src/probe/types.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, builtFixtureStdio } from '../helpers/cli.js';
 import { report } from '../report/sample-report.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'stateguard-baseline-'));
@@ -31,7 +30,7 @@ function baselineFile(...lines: string[]): string {
 
 /** The fixture twin in `mode` over stdio: the `--stdio` command line and its report display. */
 function fixture(mode: Mode): { line: string; display: string } {
-  const { command, args } = fixtureStdioCommand(mode);
+  const { command, args } = builtFixtureStdio(mode);
   return {
     line: quote([command, ...args]),
     display: displayTarget({ kind: 'stdio', command, args }),
@@ -358,7 +357,7 @@ describe('stateguard scan --baseline against the fixture twins', () => {
 describe('a stdio target written as a user writes it', () => {
   // `--title=@scope/pkg` stands for `npx -y @scope/pkg`: a word with `@` and `=`, which the report
   // once showed escaped (`--title\=\@scope/pkg`), so an entry written by hand never matched.
-  const { command, args } = fixtureStdioCommand('flawed');
+  const { command, args } = builtFixtureStdio('flawed');
   const words = [command, '--title=@scope/pkg', ...args];
   const written = words.join(' ');
   const scan = (file: string) =>

@@ -13,8 +13,7 @@ import { quote } from 'shell-quote';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedFor, type Mode } from '../../src/fixture/flaws.js';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
-import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
-import { CLI_MAIN, runCli, runCommand, type CliRun } from '../helpers/cli.js';
+import { CLI_MAIN, runCli, runCommand, type CliRun, builtFixtureStdio } from '../helpers/cli.js';
 import { parseCertXGen, TEMPLATE_FILE, type CertXGenDocument } from '../helpers/cert-x-gen.js';
 
 const SECRET_A = 'cxg-alice-secret-7d2c9e';
@@ -28,7 +27,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The arguments of a stdio twin after its command, as one CXG_MCP_STDIO_ARGS line. */
 function stdioArgs(mode: Mode): { command: string; line: string } {
-  const { command, args } = fixtureStdioCommand(mode);
+  const { command, args } = builtFixtureStdio(mode);
   return { command, line: quote(args) };
 }
 
@@ -156,10 +155,7 @@ describe.skipIf(!PYTHON)('the shipped template, run as the engine runs it (needs
   beforeAll(() => {
     const shim = join(bin, 'stateguard');
     mkdirSync(bin, { recursive: true });
-    writeFileSync(
-      shim,
-      `#!/bin/sh\nexec ${quote([process.execPath, '--import', 'tsx', CLI_MAIN])} "$@"\n`,
-    );
+    writeFileSync(shim, `#!/bin/sh\nexec ${quote([process.execPath, CLI_MAIN])} "$@"\n`);
     chmodSync(shim, 0o755);
   });
 

@@ -14,7 +14,7 @@ import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
 import type { CombinedReport } from '../../src/probe/types.js';
 import type { Log as SarifLog } from 'sarif';
-import { runCli } from '../helpers/cli.js';
+import { builtFixtureStdio, runCli } from '../helpers/cli.js';
 import { githubProblems } from '../report/sarif-github.js';
 import { schemaProblems } from '../report/sarif-validators.js';
 import { REPO_ROOT } from '../helpers/spawn-stdio.js';
@@ -34,10 +34,10 @@ function file(path: string, text: string): string {
   return at;
 }
 
-/** A stdio fixture entry in `mode`, started in the repository (where `--import tsx` resolves). */
+/** A stdio fixture entry in `mode`, started in the repository. */
 function stdioEntry(mode: string): Record<string, unknown> {
-  const { command, args } = fixtureStdioCommand('fixed');
-  return { command, args: args.map((a) => (a === 'fixed' ? mode : a)), cwd: REPO_ROOT };
+  const { command, args } = builtFixtureStdio(mode);
+  return { command, args, cwd: REPO_ROOT };
 }
 
 async function http(mode: 'flawed' | 'fixed'): Promise<FixtureHttp> {

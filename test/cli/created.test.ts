@@ -10,10 +10,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CombinedReport, RunReport } from '../../src/probe/types.js';
 import { REPORTERS } from '../../src/report/index.js';
-import { runCli, TSX_LOADER } from '../helpers/cli.js';
-import { REPO_ROOT } from '../helpers/spawn-stdio.js';
+import { builtPath, runCli } from '../helpers/cli.js';
 
-const SERVER = join(REPO_ROOT, 'test/servers/left-alone.ts');
+const SERVER = builtPath('test/servers/left-alone.ts');
 const dir = mkdtempSync(join(tmpdir(), 'stateguard-created-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -24,7 +23,7 @@ beforeAll(async () => {
     [
       'scan',
       '--stdio',
-      `${process.execPath} --import ${TSX_LOADER} ${SERVER} stdio`,
+      `${process.execPath} ${SERVER} stdio`,
       '--format',
       'json',
       '--output',

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { STDIO_CLOSE_GRACE_MS } from '../../src/probe/target/stdio.js';
 import type { RunReport } from '../../src/probe/types.js';
-import { CLI_MAIN, runCli, TSX_LOADER } from '../helpers/cli.js';
+import { builtPath, CLI_MAIN, runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/spawn-stdio.js';
 import { startHttpServer } from '../servers/http-server.js';
 
@@ -103,8 +103,6 @@ describe.skipIf(process.platform === 'win32')('Ctrl-C during a stdio scan', () =
     const child = spawn(
       process.execPath,
       [
-        '--import',
-        'tsx',
         CLI_MAIN,
         'scan',
         '--stdio',
@@ -145,7 +143,7 @@ describe('a discovery cut short by its time cap', () => {
   // Every tools/call of `slow-calls` is answered after 1.5 s; with --deadline 3s the survey's cap
   // is a third of it, so its first call is still unanswered when the cap passes.
   it('is said in a full sentence that says "raise --deadline", on stderr and in the reports', async () => {
-    const server = `${process.execPath} --import ${TSX_LOADER} ${join(REPO_ROOT, 'test/servers/stdio-server.ts')} slow-calls`;
+    const server = `${process.execPath} ${builtPath('test/servers/stdio-server.ts')} slow-calls`;
     const output = join(dir, 'cut-short.md');
     const run = await runCli(
       ['scan', '--stdio', server, '--deadline', '3s', '--format', 'markdown', '--output', output],

@@ -297,7 +297,7 @@ describe('short identities', () => {
   });
 
   it('a one-character identity warns and leaves the report readable', async () => {
-    const fixture = `${NODE} --import tsx ${CLI_MAIN} fixture --mode flawed --transport stdio`;
+    const fixture = `${NODE} ${CLI_MAIN} fixture --mode flawed --transport stdio`;
     const run = await runCli(['scan', '--stdio', fixture, '--evidence', 'full', '--quiet'], {
       STATEGUARD_IDENTITY_A: 'a',
       STATEGUARD_IDENTITY_B: 'b',

@@ -17,7 +17,7 @@ import { startHttpServer } from '../servers/http-server.js';
 const dir = mkdtempSync(join(tmpdir(), 'stateguard-flags-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const fixture = (mode: string): string =>
-  `${process.execPath} --import tsx ${CLI_MAIN} fixture --mode ${mode} --transport stdio`;
+  `${process.execPath} ${CLI_MAIN} fixture --mode ${mode} --transport stdio`;
 
 type Transport = 'stdio' | 'http';
 const TRANSPORTS: Transport[] = ['stdio', 'http'];

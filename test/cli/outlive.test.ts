@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { holdKind } from '../../src/probe/target/hold.js';
-import { runCli } from '../helpers/cli.js';
+import { builtPath, runCli } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/spawn-stdio.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'stateguard-outlive-'));
@@ -58,7 +58,7 @@ const readPid = async (file: string): Promise<number> => {
 };
 
 // A real MCP server after the helper started: the scan runs to its end, then closes the target.
-const SERVER = `exec "${process.execPath}" --import tsx test/servers/stdio-server.ts modern`;
+const SERVER = `exec "${process.execPath}" ${builtPath('test/servers/stdio-server.ts')} modern`;
 const HELPER = {
   'closed stdio': `sleep 120 </dev/null >/dev/null 2>&1 & echo $! > "$1"; ${SERVER}`,
   'closed stdio, the target gone first': `sleep 120 </dev/null >/dev/null 2>&1 & echo $! > "$1"`,

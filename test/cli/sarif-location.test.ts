@@ -13,7 +13,7 @@ import { githubProblems } from '../report/sarif-github.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'stateguard-sarif-location-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const FIXTURE = `${process.execPath} --import tsx ${CLI_MAIN} fixture --mode flawed --transport stdio`;
+const FIXTURE = `${process.execPath} ${CLI_MAIN} fixture --mode flawed --transport stdio`;
 
 describe('stateguard scan --sarif-location', () => {
   it('points every result at the file and line, relative to GITHUB_WORKSPACE', async () => {

@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { quote } from 'shell-quote';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SCAN_OPTIONS } from '../../src/cli/scan-args.js';
@@ -9,19 +8,18 @@ import { foreignStdioCommand, foreignTwin } from '../../harness/twins/foreign/in
 import { expectedFor } from '../../src/fixture/flaws.js';
 import { PROBES } from '../../src/probe/registry.js';
 import type { RunReport } from '../../src/probe/types.js';
-import { CLI_MAIN as MAIN, runCli } from '../helpers/cli.js';
+import { builtPath, CLI_MAIN as MAIN, runCli } from '../helpers/cli.js';
 import { startHttpServer } from '../servers/http-server.js';
 import { sarifProblems } from '../report/sarif-structure.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const STDIO_SERVER = join(ROOT, 'test/servers/stdio-server.ts');
+const STDIO_SERVER = builtPath('test/servers/stdio-server.ts');
 const NODE = process.execPath;
 const SECRET_A = 'cli-alice-secret-5e1f';
 const SECRET_B = 'cli-bob-secret-93ac';
 const dir = mkdtempSync(join(tmpdir(), 'stateguard-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const stdioCmd = (scenario: string): string => `${NODE} --import tsx ${STDIO_SERVER} ${scenario}`;
+const stdioCmd = (scenario: string): string => `${NODE} ${STDIO_SERVER} ${scenario}`;
 
 describe('stateguard scan usage', () => {
   it('documents every flag in --help and exits 0', async () => {
@@ -139,7 +137,7 @@ describe('stateguard scan exit codes and reports', () => {
   });
 
   it('exits 1 on a confirmed flaw and keeps identities from the environment out of every output', async () => {
-    const fixture = `${NODE} --import tsx ${MAIN} fixture --mode flawed --transport stdio`;
+    const fixture = `${NODE} ${MAIN} fixture --mode flawed --transport stdio`;
     const env = { STATEGUARD_IDENTITY_A: SECRET_A, STATEGUARD_IDENTITY_B: SECRET_B };
     const output = join(dir, 'flawed.json');
     const asJson = await runCli(
@@ -159,7 +157,7 @@ describe('stateguard scan exit codes and reports', () => {
   });
 
   it('writes a valid SARIF log with one fail result per confirmed probe, exit 1', async () => {
-    const fixture = `${NODE} --import tsx ${MAIN} fixture --mode flawed --transport stdio`;
+    const fixture = `${NODE} ${MAIN} fixture --mode flawed --transport stdio`;
     const output = join(dir, 'flawed.sarif');
     const run = await runCli(['scan', '--stdio', fixture, '--format', 'sarif', '--output', output]);
     expect(run.code).toBe(1);

@@ -10,12 +10,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseScanArgs } from '../../src/cli/scan-args.js';
 import { REPORT_FORMATS } from '../../src/report/index.js';
 import { REPO_ROOT } from '../helpers/spawn-stdio.js';
-import { runCli, TSX_LOADER } from '../helpers/cli.js';
+import { builtPath, runCli } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'stateguard-stdio-env-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const SERVER = `${process.execPath} --import ${TSX_LOADER} ${join(REPO_ROOT, 'test/servers/env-echo.ts')}`;
+const SERVER = `${process.execPath} ${builtPath('test/servers/env-echo.ts')}`;
 const CI_SECRET = 'ghp_ciJobSecret7d41c09be2';
 const PASSED = 'passed-api-token-5a90e13f';
 const FROM_FILE = 'file-api-token-0c7b2d94';

@@ -10,16 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../../src/probe/types.js';
-import { REPO_ROOT } from '../helpers/spawn-stdio.js';
-import { runCli, TSX_LOADER } from '../helpers/cli.js';
+import { builtPath, runCli } from '../helpers/cli.js';
 
-const SERVER = join(REPO_ROOT, 'test/servers/left-alone.ts');
+const SERVER = builtPath('test/servers/left-alone.ts');
 const dir = mkdtempSync(join(tmpdir(), 'stateguard-undecided-'));
 let http: ChildProcess | undefined;
 let url = '';
 
 beforeAll(async () => {
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, SERVER, 'http'], {
+  const child = spawn(process.execPath, [SERVER, 'http'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   http = child;
@@ -39,7 +38,7 @@ afterAll(() => {
 });
 
 const targets = (): [string, string[]][] => [
-  ['stdio', ['--stdio', `${process.execPath} --import ${TSX_LOADER} ${SERVER} stdio`]],
+  ['stdio', ['--stdio', `${process.execPath} ${SERVER} stdio`]],
   ['http', ['--http', url]],
 ];
 
@@ -87,7 +86,7 @@ describe.each(['stdio', 'http'])('a flow left alone by the call plan, over %s', 
 describe('a server whose every tool call answers -32603 Internal error', () => {
   it('over stdio: nothing decided (exit 4), each probe named undecided with the broken tools', async () => {
     const run = await runCli(
-      ['scan', '--stdio', `${process.execPath} --import ${TSX_LOADER} ${SERVER} stdio --broken`],
+      ['scan', '--stdio', `${process.execPath} ${SERVER} stdio --broken`],
       {},
       60_000,
     );
@@ -98,7 +97,7 @@ describe('a server whose every tool call answers -32603 Internal error', () => {
   });
 
   it('over HTTP: the Origin probe decides, the rest are undecided: exit 5; --allow-undecided 0', async () => {
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, SERVER, 'http', '--broken'], {
+    const child = spawn(process.execPath, [SERVER, 'http', '--broken'], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     try {
@@ -168,7 +167,7 @@ describe('with --output, a run that decided nothing says why on stderr (exit 4)'
       [
         'scan',
         '--stdio',
-        `${process.execPath} --import ${TSX_LOADER} ${SERVER} stdio`,
+        `${process.execPath} ${SERVER} stdio`,
         '--probe',
         'transport/origin',
         '--probe',

@@ -1,11 +1,12 @@
 /**
- * Runs the `stateguard` command line from source as a real child process
- * (`node --import tsx src/cli/main.ts …`), with colour off and a hard limit on its life.
+ * Runs the `stateguard` command line as a real child process, from this run's build of the source
+ * (`node <build>/src/cli/main.js …`, see built.ts), with colour off and a hard limit on its life.
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { inject } from 'vitest';
 import { REPO_ROOT } from './spawn-stdio.js';
 
 /** tsx's loader for `--import`, as a file URL that resolves from any working directory. */
@@ -13,8 +14,20 @@ export const TSX_LOADER = pathToFileURL(
   createRequire(join(REPO_ROOT, 'package.json')).resolve('tsx'),
 ).href;
 
-/** The CLI entry point, run from source. */
-export const CLI_MAIN = join(REPO_ROOT, 'src/cli/main.ts');
+/** Where this run's build (see built.ts) holds a source file of the repository, as JavaScript. */
+export function builtPath(source: string): string {
+  return join(inject('builtRoot'), source.replace(/\.ts$/, '.js'));
+}
+
+/**
+ * The CLI entry point of this run's build: plain JavaScript, so `node CLI_MAIN` runs it (and
+ * `node --import tsx CLI_MAIN` still does, only slower).
+ */
+export const CLI_MAIN = builtPath('src/cli/main.ts');
+
+/** `stateguard fixture --mode <mode> --transport stdio` as a command line, for `--stdio`. */
+export const fixtureCommand = (mode: string): string =>
+  `${process.execPath} ${CLI_MAIN} fixture --mode ${mode} --transport stdio`;
 
 /** How a CLI run ended. */
 export interface CliRun {
@@ -30,14 +43,7 @@ export function runCli(
   limitMs = 25_000,
   cwd = REPO_ROOT,
 ): Promise<CliRun> {
-  // `--import` is resolved from the working directory: name tsx's loader by its path.
-  return runCommand(
-    process.execPath,
-    ['--import', TSX_LOADER, CLI_MAIN, ...args],
-    env,
-    limitMs,
-    cwd,
-  );
+  return runCommand(process.execPath, [CLI_MAIN, ...args], env, limitMs, cwd);
 }
 
 /** Runs `file <args>` in the repository, `env` added, killed (SIGKILL) if it outlives `limitMs`. */
@@ -64,4 +70,18 @@ export function runCommand(
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/**
+ * How to start the stdio fixture in `mode` from this run's build: `stateguard fixture --transport
+ * stdio --mode <mode> …extra`, the shape of `fixtureStdioCommand` without tsx.
+ */
+export function builtFixtureStdio(
+  mode: string,
+  extra: readonly string[] = [],
+): { command: string; args: string[] } {
+  return {
+    command: process.execPath,
+    args: [CLI_MAIN, 'fixture', '--transport', 'stdio', '--mode', mode, ...extra],
+  };
 }

@@ -26,7 +26,12 @@ export async function scanTwin(
   twin: ForeignTwin,
   variant: string,
   transport: TransportKind,
-  options: { readonly includeDestructive?: boolean; readonly probes?: readonly Probe[] } = {},
+  options: {
+    readonly includeDestructive?: boolean;
+    readonly probes?: readonly Probe[];
+    /** One probe after another in registry order (`--serial`) instead of side by side. */
+    readonly serial?: boolean;
+  } = {},
 ): Promise<RunReport> {
   const { probes = PROBES, ...word } = options;
   const started = await startForeign(twin, variant, transport);
@@ -48,16 +53,34 @@ export async function scanTwin(
   }
 }
 
+/** Which plan a scan runs: probes side by side (the default), or one after another (`--serial`). */
+export type Plan = 'parallel' | 'serial';
+
 /** The key of one scan in a {@link TwinScans}. */
-export const scanKey = (twin: ForeignTwin, variant: string, transport: TransportKind): string =>
-  `${twin.id} ${variant} ${transport}`;
+export const scanKey = (
+  twin: ForeignTwin,
+  variant: string,
+  transport: TransportKind,
+  plan: Plan = 'parallel',
+): string => `${twin.id} ${variant} ${transport}${plan === 'serial' ? ' serial' : ''}`;
 
 /** Every scan of some twins, started at most `concurrency` at a time. */
 export interface TwinScans {
-  /** Starts (or queues) every variant × transport of `twins`. Call it in a `beforeAll`. */
-  startAll(twins: readonly ForeignTwin[]): void;
+  /**
+   * Starts (or queues) every variant × transport of `twins`, and a `--serial` scan too of those
+   * `serial` picks. Call it in a `beforeAll`.
+   */
+  startAll(
+    twins: readonly ForeignTwin[],
+    serial?: (twin: ForeignTwin, variant: string, transport: TransportKind) => boolean,
+  ): void;
   /** The report of one scan started by {@link startAll}. */
-  report(twin: ForeignTwin, variant: string, transport: TransportKind): Promise<RunReport>;
+  report(
+    twin: ForeignTwin,
+    variant: string,
+    transport: TransportKind,
+    plan?: Plan,
+  ): Promise<RunReport>;
 }
 
 /** A scan queue: `concurrency` scans run at once, the rest wait their turn. */
@@ -66,24 +89,33 @@ export function twinScans(concurrency = 4): TwinScans {
   const run = limit(concurrency);
   // The describe that reads a scan reports its failure; `limit` keeps an unread one handled.
   const schedule = (key: string, scan: () => Promise<RunReport>): void => {
-    scans.set(key, run(scan));
+    if (!scans.has(key)) scans.set(key, run(scan));
   };
   return {
-    startAll(twins) {
+    startAll(twins, serial = () => false) {
+      // Each serial scan queued right behind its parallel one: the tests read them in that order.
       for (const twin of twins)
         for (const variant of twin.variants)
           for (const transport of twin.transports) {
-            const key = scanKey(twin, variant, transport);
-            if (!scans.has(key)) schedule(key, () => scanTwin(twin, variant, transport));
+            schedule(scanKey(twin, variant, transport), () => scanTwin(twin, variant, transport));
+            if (serial(twin, variant, transport))
+              schedule(scanKey(twin, variant, transport, 'serial'), () =>
+                scanTwin(twin, variant, transport, { serial: true }),
+              );
           }
     },
-    report(twin, variant, transport) {
-      const scan = scans.get(scanKey(twin, variant, transport));
-      if (scan === undefined) throw new Error(`${scanKey(twin, variant, transport)} not started`);
+    report(twin, variant, transport, plan = 'parallel') {
+      const key = scanKey(twin, variant, transport, plan);
+      const scan = scans.get(key);
+      if (scan === undefined) throw new Error(`${key} not started`);
       return scan;
     },
   };
 }
+
+/** Every probe's verdict, by id: what a scan decided, to compare two plans of it. */
+export const verdicts = (report: RunReport): Record<string, string> =>
+  Object.fromEntries(report.probes.map((p) => [p.id, p.verdict]));
 
 /**
  * `it(<id> is <verdict>)`: the report's verdict for probe `id`, with its reason shown on a

@@ -5,7 +5,6 @@
  * own capability check (test/servers/input-kinds.ts) and hand-written gates
  * (test/servers/capability-gate.ts).
  */
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROBES } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
@@ -18,8 +17,10 @@ import { startHostileProxy } from '../servers/hostile-proxy.js';
 import { TASK_EXPECTED, taskFixture } from '../../harness/twins/tasks/index.js';
 import { startForeign } from '../../harness/twins/foreign/targets.js';
 import { sessionOptions, stdioTarget } from './engine/helpers.js';
+import { builtPath } from '../helpers/cli.js';
 
-const SERVER = fileURLToPath(new URL('../servers/input-kinds.ts', import.meta.url));
+// This run's build of the server (test/helpers/built.ts): no tsx to load each time.
+const SERVER = builtPath('test/servers/input-kinds.ts');
 const open: { close(): Promise<void> }[] = [];
 afterAll(async () => {
   await Promise.all(open.map((s) => s.close()));
@@ -30,7 +31,7 @@ async function kindsTarget(shape: Shape, variant: Variant, t: TransportKind): Pr
     return {
       kind: 'stdio',
       command: process.execPath,
-      args: ['--import', 'tsx', SERVER, shape, variant],
+      args: [SERVER, shape, variant],
     };
   const server = await startInputKindsHttp(shape, variant);
   open.push(server);

@@ -18,13 +18,12 @@ import {
   type ComplexityShape,
 } from '../../harness/twins/complexity/index.js';
 import { expectedFor } from '../../src/fixture/flaws.js';
-import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
 import { PROBES } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import { STDIO_CLOSE_GRACE_MS } from '../../src/probe/target/stdio.js';
 import type { CombinedReport, RunReport } from '../../src/probe/types.js';
 import { json } from '../../src/report/json.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, builtFixtureStdio } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/spawn-stdio.js';
 
 /** What each server grows its state and answers to. */
@@ -80,7 +79,7 @@ describe('every complexity server under --config beside a normal twin', () => {
       const { command, args } = complexityStdioCommand(shape, SIZE);
       servers[`hostile-${shape}`] = entry(command, args);
     }
-    const twin = fixtureStdioCommand('flawed');
+    const twin = builtFixtureStdio('flawed');
     servers['twin-flawed'] = entry(twin.command, twin.args);
     const config = join(dir, 'mcp.json');
     writeFileSync(config, JSON.stringify({ mcpServers: servers }));

@@ -4,20 +4,21 @@
  * its state stay unconfirmed; and with the reflection control or the noise baseline left out, those
  * two become false confirmations.
  */
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { findProbe } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import type { ProbeSettings } from '../../src/probe/define.js';
 import type { ProbeResult } from '../../src/probe/types.js';
+import { builtPath } from '../helpers/cli.js';
 
-const SERVER = fileURLToPath(new URL('../servers/naive-state.ts', import.meta.url));
+// This run's build of the server (test/helpers/built.ts): no tsx to load each time.
+const SERVER = builtPath('test/servers/naive-state.ts');
 const IDS = ['state/tamper', 'state/replay-principal', 'state/replay-request'];
 
 async function scan(mode: string, settings: ProbeSettings = {}): Promise<ProbeResult[]> {
   const probes = IDS.map((id) => findProbe(id)!);
   const report = await runScan({
-    target: { kind: 'stdio', command: process.execPath, args: ['--import', 'tsx', SERVER, mode] },
+    target: { kind: 'stdio', command: process.execPath, args: [SERVER, mode] },
     probes,
     settings,
   });

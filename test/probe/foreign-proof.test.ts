@@ -4,11 +4,16 @@
  * states. The twins carry other domains, other names, prose handles, nested arguments, resource
  * handles, prompt and resource flows, identities in headers and in the environment, a hand-rolled
  * server without the niceties, and an echo-only server that must never be confirmed.
+ *
+ * The parallel runner decides as the sequential one does: on the first transport each twin serves,
+ * the same variant scanned again with the probes one after another in registry order (`--serial`)
+ * gives the same verdict for every probe as the scan above, side by side (the default). The
+ * workspace twins are compared in proof-table.test.ts.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FOREIGN_TWINS, LEGACY_TWINS } from '../../harness/twins/foreign/index.js';
 import type { RunReport } from '../../src/probe/types.js';
-import { itHasVerdict, twinScans } from '../helpers/twin-scans.js';
+import { itHasVerdict, twinScans, verdicts } from '../helpers/twin-scans.js';
 
 /**
  * Where each twin hides what discovery must find, and the recipe it must find it by: one discovery
@@ -73,7 +78,9 @@ const FORMS: Record<
 const scans = twinScans(4);
 const TWINS = [...FOREIGN_TWINS, ...LEGACY_TWINS];
 
-beforeAll(() => scans.startAll(TWINS));
+beforeAll(() =>
+  scans.startAll(TWINS, (twin, _variant, transport) => transport === twin.transports[0]),
+);
 
 for (const twin of TWINS) {
   for (const variant of twin.variants) {
@@ -110,6 +117,12 @@ for (const twin of TWINS) {
             expect(deviations).toContain('tools/list result without resultType');
           });
         }
+
+        if (transport === twin.transports[0])
+          it('one probe after another (--serial): the same verdicts', async () => {
+            const serial = await scans.report(twin, variant, transport, 'serial');
+            expect(verdicts(report)).toEqual(verdicts(serial));
+          }, 240_000);
 
         const expected = twin.expected[variant] ?? {};
         it('has expected verdicts to check', () =>

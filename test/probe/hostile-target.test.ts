@@ -9,10 +9,10 @@ import { PROBES } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import type { RunReport, Target } from '../../src/probe/types.js';
 import { EVIDENCE_MODES, REPORT_FORMATS, REPORTERS } from '../../src/report/index.js';
-import { runCli } from '../helpers/cli.js';
+import { builtPath, runCli } from '../helpers/cli.js';
 import { EVIL, RISKY_TOOLS } from '../servers/hostile-target.js';
 import { startHttpServer, type TestHttpServer } from '../servers/http-server.js';
-import { STDIO_SERVER, stdioTarget } from './engine/helpers.js';
+import { stdioTarget } from './engine/helpers.js';
 
 // C0 but tab and newline, DEL, C1, and the bidi marks, embeddings, overrides and isolates.
 // eslint-disable-next-line no-control-regex
@@ -42,7 +42,7 @@ describe('a target whose every string carries terminal controls and bidi overrid
   const cliTarget = (t: (typeof TRANSPORTS)[number]): string[] =>
     t === 'http'
       ? ['--http', server.url]
-      : ['--stdio', `${process.execPath} --import tsx ${STDIO_SERVER} hostile`];
+      : ['--stdio', `${process.execPath} ${builtPath('test/servers/stdio-server.ts')} hostile`];
   beforeAll(async () => {
     server = await startHttpServer('hostile');
   });

@@ -8,11 +8,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { expectedFor, WITNESSED_PROBES, type Mode } from '../../src/fixture/flaws.js';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import type { ShedOptions } from '../../src/fixture/shed.js';
-import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
 import { PROBES } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import type { RunReport, TransportKind } from '../../src/probe/types.js';
 import { text } from '../../src/report/text.js';
+import { builtFixtureStdio } from '../helpers/cli.js';
 
 const running: FixtureHttp[] = [];
 afterAll(async () => {
@@ -32,7 +32,7 @@ async function scan(
     return runScan({ target: { kind: 'http', url: fixture.url }, probes: PROBES, ...limits });
   }
   const extra = ['--shed', shed.mode, '--shed-retry-after', shed.retryAfter ?? '1'];
-  const { command, args } = fixtureStdioCommand(mode, extra);
+  const { command, args } = builtFixtureStdio(mode, extra);
   return runScan({ target: { kind: 'stdio', command, args }, probes: PROBES, ...limits });
 }
 
@@ -52,33 +52,37 @@ const CASES: readonly { transport: TransportKind; shed: ShedOptions; kind: strin
   { transport: 'stdio', shed: { mode: 'in-band' }, kind: 'in-band' },
 ];
 
-for (const { transport, shed, kind } of CASES) {
-  for (const mode of ['flawed', 'fixed'] as const) {
-    describe(`${mode} behind a '${shed.mode}' limiter over ${transport}`, () => {
-      it('gives the verdicts of the flaw table, and reports what was shed', async () => {
-        const fast = shed.mode === 'busy' && mode === 'fixed';
-        const report = await scan(mode, transport, fast ? { ...shed, retryAfter: '0' } : shed);
-        expect(verdicts(report)).toEqual(expectedFor(mode, transport));
-        const cost = report.shed;
-        expect(cost?.byKind[kind as '429' | '503' | 'in-band']).toBeGreaterThan(0);
-        expect(cost?.gaveUp).toBe(0);
-        expect(cost?.retried).toBe(cost?.total);
-        expect(cost?.narrowest).toBeGreaterThanOrEqual(1);
-        if (shed.mode === 'busy' && !fast) expect(cost?.waitedMs).toBeGreaterThanOrEqual(900);
-        // The evidence keeps each shed try and says it waited and sent again.
-        const notes = report.probes
-          .flatMap((p) => p.evidence)
-          .concat(report.surface?.evidence ?? [])
-          .filter((e) => e.kind === 'note' && /load shed; waited/.test(e.text));
-        expect(notes.length).toBeGreaterThan(0);
-        const shown = text.render(report, { color: false, evidence: 'none' });
-        expect(shown).toMatch(
-          /^load shed: \d+ answers? \(.+\); \d+ sent again, none lost; requests waited \d+\.\d s in all/m,
-        );
-      }, 60_000);
-    });
+// The eight scans are independent (each its own fixture) and mostly wait (Retry-After, the
+// limiter's window): side by side, as many at once as vitest's maxConcurrency (5) lets run.
+describe.concurrent('behind a limiter', () => {
+  for (const { transport, shed, kind } of CASES) {
+    for (const mode of ['flawed', 'fixed'] as const) {
+      describe(`${mode} behind a '${shed.mode}' limiter over ${transport}`, () => {
+        it('gives the verdicts of the flaw table, and reports what was shed', async () => {
+          const fast = shed.mode === 'busy' && mode === 'fixed';
+          const report = await scan(mode, transport, fast ? { ...shed, retryAfter: '0' } : shed);
+          expect(verdicts(report)).toEqual(expectedFor(mode, transport));
+          const cost = report.shed;
+          expect(cost?.byKind[kind as '429' | '503' | 'in-band']).toBeGreaterThan(0);
+          expect(cost?.gaveUp).toBe(0);
+          expect(cost?.retried).toBe(cost?.total);
+          expect(cost?.narrowest).toBeGreaterThanOrEqual(1);
+          if (shed.mode === 'busy' && !fast) expect(cost?.waitedMs).toBeGreaterThanOrEqual(900);
+          // The evidence keeps each shed try and says it waited and sent again.
+          const notes = report.probes
+            .flatMap((p) => p.evidence)
+            .concat(report.surface?.evidence ?? [])
+            .filter((e) => e.kind === 'note' && /load shed; waited/.test(e.text));
+          expect(notes.length).toBeGreaterThan(0);
+          const shown = text.render(report, { color: false, evidence: 'none' });
+          expect(shown).toMatch(
+            /^load shed: \d+ answers? \(.+\); \d+ sent again, none lost; requests waited \d+\.\d s in all/m,
+          );
+        }, 60_000);
+      });
+    }
   }
-}
+});
 
 describe('a limiter that never lets up', () => {
   for (const transport of ['http', 'stdio'] as const) {

@@ -3,36 +3,66 @@
  * the fixture's flaw table (`src/fixture/flaws.ts`) says it must, and each probe is seen producing
  * each of its verdicts. The same reports, rendered for cert-x-gen, give the status seed 004's
  * template rule derives from the table, with a finding for each confirmed probe and no other.
+ *
+ * The parallel runner decides as the sequential one does: each mode on each transport scanned again
+ * with the probes one after another in registry order (`--serial`) gives the same verdict for every
+ * probe (a stdio server reads one line at a time, so probes side by side queue on it). The foreign
+ * twins are compared in foreign-proof.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectedFor, MODES, WITNESSED_PROBES, type Mode } from '../../src/fixture/flaws.js';
-import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
-import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
+import { startFixtureHttp } from '../../src/fixture/http.js';
 import { PROBES } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import type { ProbeResult, RunReport, TransportKind } from '../../src/probe/types.js';
 import { certXGen } from '../../src/report/cert-x-gen.js';
 import { parseCertXGen, seedStatus } from '../helpers/cert-x-gen.js';
+import { limit } from '../helpers/limit.js';
+import { verdicts } from '../helpers/twin-scans.js';
+import { builtFixtureStdio } from '../helpers/cli.js';
 
 const seen = new Map<string, Set<string>>();
+
+/** One scan of a mode over a transport, and how often its HTTP fixture was asked to archive. */
+interface Scanned {
+  readonly report: RunReport;
+  readonly archiveCalls?: number;
+}
+
+// Every scan queued at once, three at a time; each serial scan right behind its parallel one.
+const scans = new Map<string, Promise<Scanned>>();
+const queue = limit(3);
+const key = (mode: Mode, transport: TransportKind, serial: boolean): string =>
+  `${mode} ${transport}${serial ? ' serial' : ''}`;
+beforeAll(() => {
+  for (const mode of MODES)
+    for (const transport of ['http', 'stdio'] as const)
+      for (const serial of [false, true])
+        scans.set(
+          key(mode, transport, serial),
+          queue(() => scan(mode, transport, serial)),
+        );
+});
+const scanned = (mode: Mode, transport: TransportKind, serial = false): Promise<Scanned> => {
+  const found = scans.get(key(mode, transport, serial));
+  if (found === undefined) throw new Error(`${key(mode, transport, serial)} not started`);
+  return found;
+};
 
 for (const mode of MODES) {
   for (const transport of ['http', 'stdio'] as const satisfies readonly TransportKind[]) {
     describe(`${mode} over ${transport}`, () => {
       let report: RunReport;
-      let fixture: FixtureHttp | undefined;
+      let archiveCalls: number | undefined;
 
       beforeAll(async () => {
-        report = await scan(mode, transport, (f) => (fixture = f));
+        ({ report, archiveCalls } = await scanned(mode, transport));
         for (const p of report.probes) {
           const set = seen.get(p.id) ?? new Set<string>();
           set.add(p.verdict);
           seen.set(p.id, set);
         }
-      }, 60_000);
-      afterAll(async () => {
-        await fixture?.close();
-      });
+      }, 240_000);
 
       const result = (id: string): ProbeResult => {
         const found = report.probes.find((p) => p.id === id);
@@ -77,9 +107,14 @@ for (const mode of MODES) {
       }
       if (transport === 'http') {
         it('never calls the destructive archive_workspace', () => {
-          expect(fixture?.stats.archiveCalls).toBe(0);
+          expect(archiveCalls).toBe(0);
         });
       }
+      it('one probe after another (--serial): the same verdicts', async () => {
+        const serial = await scanned(mode, transport, true);
+        expect(verdicts(report)).toEqual(verdicts(serial.report));
+        if (transport === 'http') expect(serial.archiveCalls).toBe(0);
+      }, 240_000);
     });
   }
 }
@@ -99,16 +134,21 @@ describe('across the table', () => {
   });
 });
 
-async function scan(
-  mode: Mode,
-  transport: TransportKind,
-  keep: (f: FixtureHttp) => void,
-): Promise<RunReport> {
+// As in the other proofs: several scans share two busy cores, so the limits are generous enough
+// that load never decides a verdict.
+const LIMITS = { timeoutMs: 30_000, deadlineMs: 120_000 } as const;
+
+async function scan(mode: Mode, transport: TransportKind, serial: boolean): Promise<Scanned> {
+  const plan = { probes: PROBES, serial, ...LIMITS };
   if (transport === 'http') {
     const fixture = await startFixtureHttp({ mode });
-    keep(fixture);
-    return runScan({ target: { kind: 'http', url: fixture.url }, probes: PROBES });
+    try {
+      const report = await runScan({ target: { kind: 'http', url: fixture.url }, ...plan });
+      return { report, archiveCalls: fixture.stats.archiveCalls };
+    } finally {
+      await fixture.close();
+    }
   }
-  const { command, args } = fixtureStdioCommand(mode);
-  return runScan({ target: { kind: 'stdio', command, args }, probes: PROBES });
+  const { command, args } = builtFixtureStdio(mode);
+  return { report: await runScan({ target: { kind: 'stdio', command, args }, ...plan }) };
 }

@@ -22,6 +22,7 @@ import { json } from '../../src/report/json.js';
 import { startHostileProxy, type Fault } from '../servers/hostile-proxy.js';
 import { startHttpServer } from '../servers/http-server.js';
 import { stdioTarget } from './engine/helpers.js';
+import { CLI_MAIN } from '../helpers/cli.js';
 
 const DEADLINE_MS = 4000;
 const TIMEOUT_MS = 700;
@@ -201,11 +202,10 @@ describe('through the CLI', () => {
   }
   const cli = (args: string[]): Promise<Run> =>
     new Promise((resolve) => {
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), 'scan', ...args],
-        { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
-      );
+      const child = spawn(process.execPath, [CLI_MAIN, 'scan', ...args], {
+        cwd: ROOT,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let stderr = '';
       child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
       const killer = setTimeout(() => child.kill('SIGKILL'), LIMIT - 5000);

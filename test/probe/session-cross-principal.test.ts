@@ -9,10 +9,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { sessionNotes } from '../../harness/twins/foreign/session-notes/index.js';
 import type { RunningTwin } from '../../harness/twins/foreign/twin.js';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
-import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
 import { findProbe } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import type { Evidence, ProbeResult, Target } from '../../src/probe/types.js';
+import { builtFixtureStdio } from '../helpers/cli.js';
 
 const probe = findProbe('session/cross-principal');
 if (probe === undefined) throw new Error('session/cross-principal is not registered');
@@ -113,7 +113,7 @@ describe('session/cross-principal', () => {
         mode === 'fixed' ? /2025-11-25 server/ : /without an Mcp-Session-Id/,
       );
     }
-    const { command, args } = fixtureStdioCommand('legacy');
+    const { command, args } = builtFixtureStdio('legacy');
     const r = await scan({ kind: 'stdio', command, args });
     expect(r.verdict).toBe('skipped');
     expect(r.reason).toMatch(/stdio has no sessions/);

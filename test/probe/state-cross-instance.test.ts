@@ -8,11 +8,11 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import { FIXTURE_SERVER_INFO } from '../../src/fixture/server.js';
-import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
 import { createWorkspaceDirectory } from '../../src/fixture/workspaces.js';
 import { findProbe } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import type { ProbeResult, Target } from '../../src/probe/types.js';
+import { builtFixtureStdio } from '../helpers/cli.js';
 
 const probe = findProbe('state/cross-instance');
 if (probe === undefined) throw new Error('state/cross-instance is not registered');
@@ -43,7 +43,7 @@ describe('state/cross-instance', () => {
   });
 
   it('is confirmed for two stdio processes', async () => {
-    const { command, args } = fixtureStdioCommand('fixed');
+    const { command, args } = builtFixtureStdio('fixed');
     const t: Target = { kind: 'stdio', command, args };
     const r = await scan(t, t);
     expect({ verdict: r.verdict, reason: r.reason }).toMatchObject({ verdict: 'confirmed' });

@@ -6,10 +6,10 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
-import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
 import { withoutEcho } from '../../src/probe/evidence/encodings.js';
 import { findProbe } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
+import { builtFixtureStdio } from '../helpers/cli.js';
 
 const probe = findProbe('state/error-oracle');
 if (probe === undefined) throw new Error('state/error-oracle is not registered');
@@ -21,7 +21,7 @@ afterAll(async () => {
 
 describe('state/error-oracle', () => {
   it('is confirmed over stdio when refusals name their reason, each answer shown', async () => {
-    const { command, args } = fixtureStdioCommand('leaky-errors');
+    const { command, args } = builtFixtureStdio('leaky-errors');
     const report = await runScan({ target: { kind: 'stdio', command, args }, probes: [probe!] });
     const r = report.probes[0]!;
     expect({ verdict: r.verdict, reason: r.reason }).toMatchObject({ verdict: 'confirmed' });

@@ -6,10 +6,10 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
-import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
 import { findProbe } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import type { ProbeResult, Target } from '../../src/probe/types.js';
+import { builtFixtureStdio } from '../helpers/cli.js';
 
 const probe = findProbe('state/expiry');
 if (probe === undefined) throw new Error('state/expiry is not registered');
@@ -25,7 +25,7 @@ async function target(
   transport: 'http' | 'stdio',
 ): Promise<Target> {
   if (transport === 'stdio') {
-    const { command, args } = fixtureStdioCommand(mode, ['--state-ttl', '1']);
+    const { command, args } = builtFixtureStdio(mode, ['--state-ttl', '1']);
     return { kind: 'stdio', command, args };
   }
   const fixture = await startFixtureHttp({ mode, stateTtlSeconds: 1 });

@@ -5,14 +5,15 @@
  * a consumer of two minted values flawed in its second slot, and a state carrying the unkeyed digest
  * of one of its own fields.
  */
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROBES } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import type { ProbeResult, TransportKind } from '../../src/probe/types.js';
 import { startStopShortHttp, type Shape, type Variant } from '../servers/stop-short.js';
+import { builtPath } from '../helpers/cli.js';
 
-const SERVER = fileURLToPath(new URL('../servers/stop-short.ts', import.meta.url));
+// This run's build of the server (test/helpers/built.ts): no tsx to load each time.
+const SERVER = builtPath('test/servers/stop-short.ts');
 const open: { close(): Promise<void> }[] = [];
 afterAll(async () => {
   await Promise.all(open.map((s) => s.close()));
@@ -34,7 +35,7 @@ async function scan(
     target = {
       kind: 'stdio' as const,
       command: process.execPath,
-      args: ['--import', 'tsx', SERVER, shape, variant],
+      args: [SERVER, shape, variant],
     };
   }
   // Two busy cores: a slow answer must not read as no decision.

@@ -5,11 +5,11 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
-import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
 import { findProbe } from '../../src/probe/registry.js';
 import { runScan } from '../../src/probe/scan.js';
 import type { ProbeResult, Target } from '../../src/probe/types.js';
 import { startHttp, type RunningHttp } from '../helpers/http.js';
+import { builtFixtureStdio } from '../helpers/cli.js';
 
 const probe = findProbe('transport/origin');
 if (probe === undefined) throw new Error('transport/origin is not registered');
@@ -82,7 +82,7 @@ describe('transport/origin', () => {
   });
 
   it('is skipped over stdio, which carries no Origin', async () => {
-    const { command, args } = fixtureStdioCommand('fixed');
+    const { command, args } = builtFixtureStdio('fixed');
     const r = await scan({ kind: 'stdio', command, args });
     expect(r.verdict).toBe('skipped');
     expect(r.reason).toMatch(/Streamable HTTP/);

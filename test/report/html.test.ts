@@ -219,7 +219,7 @@ describe('stateguard scan --format html', () => {
     const dir = mkdtempSync(join(tmpdir(), 'stateguard-html-cli-'));
     try {
       const output = join(dir, 'report.html');
-      const fixture = `${process.execPath} --import tsx ${CLI_MAIN} fixture --mode flawed --transport stdio`;
+      const fixture = `${process.execPath} ${CLI_MAIN} fixture --mode flawed --transport stdio`;
       const secrets = {
         STATEGUARD_IDENTITY_A: 'html-alice-7c1d',
         STATEGUARD_IDENTITY_B: 'html-bob-90e2',

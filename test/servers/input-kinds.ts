@@ -158,7 +158,8 @@ export function startInputKindsHttp(shape: Shape, variant: Variant): Promise<Run
   });
 }
 
-const isMain = process.argv[1]?.endsWith('input-kinds.ts') === true;
+// Run as a program: from source under tsx, or from the suite's build (test/helpers/built.ts).
+const isMain = /input-kinds\.[jt]s$/.test(process.argv[1] ?? '');
 if (isMain) {
   const shape = process.argv[2] as Shape;
   const variant = process.argv[3] as Variant;

@@ -280,7 +280,8 @@ export function startStopShortHttp(shape: Shape, variant: Variant): Promise<Runn
   });
 }
 
-const isMain = process.argv[1]?.endsWith('stop-short.ts') === true;
+// Run as a program: from source under tsx, or from the suite's build (test/helpers/built.ts).
+const isMain = /stop-short\.[jt]s$/.test(process.argv[1] ?? '');
 if (isMain) {
   const shape = process.argv[2] as Shape;
   const variant = process.argv[3] as Variant;

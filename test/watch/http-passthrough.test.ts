@@ -14,6 +14,7 @@ import {
 import { startHttpProxy } from '../../src/watch/http-proxy.js';
 import { startHttp, type RunningHttp } from '../helpers/http.js';
 import { REPO_ROOT } from '../helpers/spawn-stdio.js';
+import { CLI_MAIN } from '../helpers/cli.js';
 
 const EVENTS =
   'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}\n\n' +
@@ -102,7 +103,7 @@ describe('HTTP proxy passthrough', () => {
 
   it('check: --help, and a file that is not a capture is a usage error', () => {
     const run = (...args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'check', ...args], {
+      spawnSync(process.execPath, [CLI_MAIN, 'check', ...args], {
         cwd: REPO_ROOT,
         encoding: 'utf8',
         timeout: 30_000,
@@ -118,7 +119,7 @@ describe('HTTP proxy passthrough', () => {
 
 describe('watch usage', () => {
   const run = (...args: string[]) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'watch', ...args], {
+    spawnSync(process.execPath, [CLI_MAIN, 'watch', ...args], {
       cwd: REPO_ROOT,
       encoding: 'utf8',
       timeout: 30_000,

@@ -17,6 +17,7 @@ import { attempt } from '../helpers/mcp-client.js';
 import { startHttp } from '../helpers/http.js';
 import { REPO_ROOT } from '../helpers/spawn-stdio.js';
 import { runScenario, SERVER_FINDINGS } from './scenario.js';
+import { CLI_MAIN } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sg-watch-http-'));
 const children: ChildProcess[] = [];
@@ -25,9 +26,9 @@ afterAll(() => {
   if (process.env.KEEP !== '1') rmSync(dir, { recursive: true, force: true });
 });
 
-/** Spawns `args` with tsx; resolves with the first stdout/stderr line matching `marker`. */
+/** Spawns the built CLI with `args`; resolves with the first stdout/stderr line matching `marker`. */
 function start(args: string[], marker: RegExp): Promise<{ child: ChildProcess; match: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: REPO_ROOT });
+  const child = spawn(process.execPath, [CLI_MAIN, ...args], { cwd: REPO_ROOT });
   children.push(child);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ${marker} in 20 s`)), 20_000);
@@ -50,7 +51,7 @@ const hash = (parts: string[]) => createHash('sha256').update(parts.join('\u0000
 async function watchRun(mode: 'flawed' | 'fixed') {
   const f = (name: string) => join(dir, `${mode}-${name}`);
   const fixture = await start(
-    ['harness/fixture/main.ts', '--transport', 'http', '--mode', mode, '--state-ttl', '1'],
+    ['fixture', '--transport', 'http', '--mode', mode, '--state-ttl', '1'],
     /\[fixture\] listening (\S+)/,
   );
   const upstream = new URL(fixture.match);
@@ -84,7 +85,7 @@ async function watchRun(mode: 'flawed' | 'fixed') {
   });
   const proxy = await start(
     [
-      ...['src/cli/main.ts', 'watch', '--http', `${tap.url}${upstream.pathname}`],
+      ...['watch', '--http', `${tap.url}${upstream.pathname}`],
       ...['--listen', '127.0.0.1:0', '--capture', f('capture.jsonl')],
       ...['--format', 'json', '--output', f('report.json'), '--max-age', '1s'],
     ],
@@ -151,7 +152,7 @@ describe('watch --http with the SDK client and the fixture twins', { timeout: 90
       const check = spawnSync(
         process.execPath,
         [
-          ...['--import', 'tsx', 'src/cli/main.ts', 'check', f('capture.jsonl')],
+          ...[CLI_MAIN, 'check', f('capture.jsonl')],
           ...['--format', 'json', '--output', f('check.json'), '--max-age', '1s'],
         ],
         { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000 },

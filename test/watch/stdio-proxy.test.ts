@@ -18,6 +18,7 @@ import { PRINCIPAL_META_KEY } from '../../src/sdk/principal.js';
 import { attempt } from '../helpers/mcp-client.js';
 import { REPO_ROOT } from '../helpers/spawn-stdio.js';
 import { runScenario, SERVER_FINDINGS } from './scenario.js';
+import { CLI_MAIN } from '../helpers/cli.js';
 
 const TEE = fileURLToPath(new URL('./tee.mjs', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'sg-watch-stdio-'));
@@ -48,14 +49,14 @@ const confirmed = (reportFile: string): Confirmed[] =>
 
 async function watchRun(mode: 'flawed' | 'fixed') {
   const f = (name: string) => join(dir, `${mode}-${name}`);
-  const fixture = [process.execPath, '--import', 'tsx', 'harness/fixture/main.ts'];
+  const fixture = [process.execPath, CLI_MAIN, 'fixture'];
   const inner = [process.execPath, TEE, f('inner-in'), f('inner-out'), '--', ...fixture];
   const server = `${inner.join(' ')} --transport stdio --mode ${mode} --state-ttl 1`;
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [
       ...[TEE, f('outer-in'), f('outer-out'), '--'],
-      ...[process.execPath, '--import', 'tsx', 'src/cli/main.ts', 'watch', '--stdio', server],
+      ...[process.execPath, CLI_MAIN, 'watch', '--stdio', server],
       ...['--capture', f('capture.jsonl'), '--format', 'json', '--output', f('report.json')],
       '--max-age',
       '1s',
@@ -106,7 +107,7 @@ describe('watch --stdio with the SDK client and the fixture twins', { timeout: 9
       const check = spawnSync(
         process.execPath,
         [
-          ...['--import', 'tsx', 'src/cli/main.ts', 'check', f('capture.jsonl')],
+          ...[CLI_MAIN, 'check', f('capture.jsonl')],
           ...['--format', 'json', '--output', f('check.json'), '--max-age', '1s'],
         ],
         { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000 },

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { taskStdioCommand } from '../../harness/twins/tasks/index.js';
 import { envelope } from '../fixture/driver.js';
 import { REPO_ROOT } from '../helpers/spawn-stdio.js';
+import { CLI_MAIN } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sg-watch-tasks-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,7 +24,7 @@ async function run(variant: 'sequential' | 'fixed') {
   const child = spawn(
     process.execPath,
     [
-      ...['--import', 'tsx', 'src/cli/main.ts', 'watch', '--stdio', quote([command, ...args])],
+      ...[CLI_MAIN, 'watch', '--stdio', quote([command, ...args])],
       ...['--capture', join(dir, `${variant}.jsonl`), '--format', 'json', '--output', report],
     ],
     { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] },

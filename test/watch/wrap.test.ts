@@ -7,6 +7,7 @@ import { splitCommandLine } from '../../src/cli/command-line.js';
 import { readConfig } from '../../src/cli/config/read-config.js';
 import { ORIGINAL_MARKER, unwrapConfig, wrapConfig } from '../../src/watch/wrap.js';
 import { REPO_ROOT } from '../helpers/spawn-stdio.js';
+import { CLI_MAIN } from '../helpers/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sg-wrap-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -74,7 +75,7 @@ describe('watch wrap / unwrap', () => {
     const text = FORMATS['claude_desktop_config.json'] as string;
     writeFileSync(file, text);
     const run = (...args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'watch', ...args], {
+      spawnSync(process.execPath, [CLI_MAIN, 'watch', ...args], {
         cwd: REPO_ROOT,
         encoding: 'utf8',
         timeout: 30_000,

@@ -2,6 +2,7 @@
  * Shared set-up of the engine tests: real test servers, the two identities, session options.
  */
 import { fileURLToPath } from 'node:url';
+import { builtPath } from '../../helpers/cli.js';
 import type { Probe, ProbeContext, ProbeDecision } from '../../../src/probe/define.js';
 import { defineProbe } from '../../../src/probe/define.js';
 import { createRedactor } from '../../../src/probe/evidence/evidence.js';
@@ -22,7 +23,8 @@ export function stdioTarget(scenario: string): Target {
   return {
     kind: 'stdio',
     command: process.execPath,
-    args: ['--import', 'tsx', STDIO_SERVER, scenario],
+    // This run's build of the server (test/helpers/built.ts): no tsx to load each time.
+    args: [builtPath('test/servers/stdio-server.ts'), scenario],
   };
 }
 

@@ -1,0 +1,164 @@
+/**
+ * The source as plain JavaScript, for the child processes tests start: vitest's global setup
+ * transpiles every file of `src/` (TypeScript's own `transpileModule`, one file at a time: the source
+ * is written for isolated modules, so nothing is lost) into a scratch folder inside the repository,
+ * where the package's node_modules resolve. A `stateguard` run from there starts in a fraction of
+ * the CPU time `node --import tsx` takes to load the same modules from source, and runs the same
+ * code: no type checking happens either way (`npm run typecheck` does that).
+ *
+ * A build is named by what it was made from (every source file's path, size and mtime, and
+ * package.json), so an unchanged source is built once and reused by later runs, and a run never
+ * reads a build of other source: it is written aside and renamed into place whole. A rerun in watch
+ * mode builds again. Builds unused for a day are removed.
+ */
+import { createHash } from 'node:crypto';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import ts from 'typescript';
+import type { TestProject } from 'vitest/node';
+import { REPO_ROOT } from './spawn-stdio.js';
+
+/** Where runs keep their builds: gitignored, inside the repository. */
+const SCRATCH = join(REPO_ROOT, '.stateguard-tmp');
+const PREFIX = 'suite-build-';
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** Raised when the build itself changes, so older builds are not reused. */
+const BUILD_FORMAT = '2';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The root of this run's build: `package.json`, `src/` and `test/servers/` as `.js` files. */
+    builtRoot: string;
+  }
+}
+
+function* sources(dir: string): Generator<string> {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* sources(path);
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) yield path;
+  }
+}
+
+/** The folders built whole: the package's source, and the servers tests start as children. */
+const ROOTS = ['src', 'test/servers'];
+
+/** The source files a build is made of: every file of {@link ROOTS}. */
+function rootFiles(): string[] {
+  return ROOTS.flatMap((dir) => [...sources(join(REPO_ROOT, dir))]).sort();
+}
+
+/**
+ * Transpiles every file of {@link ROOTS}, and each file elsewhere in the repository they import
+ * (wherever it lives), into `<root>` at the same relative path as `.js`; copies `package.json` to
+ * `<root>` (the source reads it as `../../package.json`).
+ */
+export function buildInto(root: string): void {
+  const compilerOptions: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    verbatimModuleSyntax: true,
+    sourceMap: false,
+  };
+  const queue = rootFiles();
+  const seen = new Set(queue);
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    const text = readFileSync(file, 'utf8');
+    const out = join(root, relative(REPO_ROOT, file)).replace(/\.ts$/, '.js');
+    const { outputText } = ts.transpileModule(text, { compilerOptions, fileName: file });
+    mkdirSync(dirname(out), { recursive: true });
+    writeFileSync(out, outputText);
+    for (const { fileName } of ts.preProcessFile(text, true, true).importedFiles) {
+      if (!fileName.startsWith('.') || !fileName.endsWith('.js')) continue;
+      const target = join(dirname(file), fileName).replace(/\.js$/, '.ts');
+      if (seen.has(target) || !existsSync(target)) continue;
+      seen.add(target);
+      queue.push(target);
+    }
+  }
+  copyFileSync(join(REPO_ROOT, 'package.json'), join(root, 'package.json'));
+}
+
+/** Top-level folders whose files a build never imports. */
+const NEVER_BUILT = new Set(['test', 'node_modules', 'dist', 'coverage', 'reports']);
+
+/**
+ * The files a build's name covers: the roots, and every source file of the other top-level folders
+ * (where a root file may import from: a harness folder, say), but no test other than the servers.
+ */
+function keyFiles(): string[] {
+  const others = readdirSync(REPO_ROOT, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && !e.name.startsWith('.') && !NEVER_BUILT.has(e.name))
+    .filter((e) => !ROOTS.includes(e.name))
+    .flatMap((e) => [...sources(join(REPO_ROOT, e.name))]);
+  return [...rootFiles(), ...others.sort()];
+}
+
+/** What a build of the current source is named: a digest of everything it is made from. */
+function buildKey(): string {
+  const hash = createHash('sha256').update(BUILD_FORMAT);
+  for (const file of keyFiles()) {
+    const { size, mtimeMs } = statSync(file);
+    hash.update(`${relative(REPO_ROOT, file)}\0${size}\0${mtimeMs}\0`);
+  }
+  hash.update(readFileSync(join(REPO_ROOT, 'package.json')));
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** The root of a build of the current source: reused if one exists, else built now. */
+export function currentBuild(): string {
+  const root = join(SCRATCH, `${PREFIX}${buildKey()}`);
+  if (existsSync(join(root, 'package.json'))) {
+    const now = new Date();
+    utimesSync(root, now, now); // in use: not stale
+    return root;
+  }
+  mkdirSync(SCRATCH, { recursive: true });
+  const aside = `${root}.${process.pid}.tmp`;
+  rmSync(aside, { recursive: true, force: true });
+  buildInto(aside);
+  try {
+    renameSync(aside, root);
+  } catch {
+    // Another run renamed the same build into place first: theirs is as good.
+    rmSync(aside, { recursive: true, force: true });
+  }
+  return root;
+}
+
+function removeStale(): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(SCRATCH);
+  } catch {
+    return;
+  }
+  for (const name of entries) {
+    if (!name.startsWith(PREFIX)) continue;
+    const path = join(SCRATCH, name);
+    try {
+      if (Date.now() - statSync(path).mtimeMs > DAY_MS)
+        rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Removed by another run meanwhile.
+    }
+  }
+}
+
+/** Vitest global setup: give tests the build of the current source, again on each rerun. */
+export default function setup(project: TestProject): void {
+  removeStale();
+  project.provide('builtRoot', currentBuild());
+  project.onTestsRerun(() => project.provide('builtRoot', currentBuild()));
+}
