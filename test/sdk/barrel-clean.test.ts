@@ -58,7 +58,7 @@ describe('barrel-clean', () => {
   });
 
   it('notices a forbidden import when one is there', () => {
-    const { bare } = importGraph('examples/main.ts');
+    const { bare } = importGraph('../harness/examples/main.ts');
     expect(bare.has('node:http')).toBe(true);
   });
 });
