@@ -105,126 +105,166 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
   });
 }
 
+/** One pace's mutable state; the functions below read and change it. */
+interface PaceState {
+  readonly limits: PaceLimits;
+  width: number;
+  spacing: number;
+  holdUntil: number;
+  lastStart: number;
+  slowedAt: number;
+  inFlight: number;
+  calmRun: number;
+  narrowest: number | undefined;
+  readonly byKind: Record<ShedKind, number>;
+  retried: number;
+  gaveUp: number;
+  waitedMs: number;
+  /** A give-up with no answer since: set by `count('gaveUp')`, cleared by `calm`. */
+  sinceGaveUp: boolean;
+  /** Admissions waiting for a slot; woken when one frees or the pace eases. */
+  readonly waiting: Set<() => void>;
+}
+
+function wake(state: PaceState): void {
+  for (const w of [...state.waiting]) w();
+}
+
+/** Waits until woken, `ms` passes (when finite) or `signal` aborts. */
+function nap(state: PaceState, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      state.waiting.delete(done);
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    state.waiting.add(done);
+    const timer = Number.isFinite(ms) ? setTimeout(done, Math.max(0, ms)) : undefined;
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Takes a slot started `now`: the ticket frees it once, however often it is released. */
+function takeSlot(state: PaceState, now: number): Ticket {
+  state.inFlight++;
+  state.lastStart = now;
+  let released = false;
+  return {
+    startedAt: now,
+    release: () => {
+      if (released) return;
+      released = true;
+      state.inFlight--;
+      wake(state);
+    },
+  };
+}
+
+async function admit(state: PaceState, signal: AbortSignal): Promise<Ticket | undefined> {
+  // Bounded: every turn either admits, or sleeps until a slot frees, a time passes or an abort.
+  while (!signal.aborted) {
+    const now = performance.now();
+    const at = Math.max(state.holdUntil, state.lastStart + state.spacing);
+    if (state.inFlight < state.width && now >= at) return takeSlot(state, now);
+    await nap(state, state.inFlight < state.width ? at - now : Infinity, signal);
+  }
+  return undefined;
+}
+
+function shed(state: PaceState, s: Shed, ticket: Ticket): void {
+  state.byKind[s.kind]++;
+  state.calmRun = 0;
+  const now = performance.now();
+  if (s.retryAfterMs !== undefined && s.retryAfterMs <= state.limits.maxWaitMs)
+    state.holdUntil = Math.max(state.holdUntil, now + s.retryAfterMs);
+  // Sent before the last slow-down: sent at the old pace, already answered for.
+  if (ticket.startedAt < state.slowedAt) return;
+  state.slowedAt = now;
+  state.width = Math.max(1, Math.floor(Math.min(state.width, state.inFlight) / 2));
+  state.spacing = Math.min(
+    MAX_SPACING_MS,
+    state.spacing === 0 ? FIRST_SPACING_MS : state.spacing * 2,
+  );
+  state.narrowest = Math.min(state.narrowest ?? Infinity, state.width);
+}
+
+function calm(state: PaceState): void {
+  state.sinceGaveUp = false;
+  if (state.width === Infinity && state.spacing === 0) return;
+  if (++state.calmRun < CALM_RUN) return;
+  state.calmRun = 0;
+  state.width = state.width * 2 > UNLIMITED_ABOVE ? Infinity : state.width * 2;
+  state.spacing = state.spacing / 2 < 10 ? 0 : state.spacing / 2;
+  wake(state);
+}
+
+function backoff(limits: PaceLimits, attempt: number): number {
+  const ceiling = Math.min(limits.maxBackoffMs, limits.backoffMs * 2 ** (attempt - 1));
+  // Full jitter over the upper half: lanes shed together do not come back together.
+  return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+}
+
+async function waitCounted(state: PaceState, ms: number, signal: AbortSignal): Promise<boolean> {
+  const started = performance.now();
+  const passed = await sleep(ms, signal);
+  state.waitedMs += performance.now() - started;
+  return passed;
+}
+
+function count(state: PaceState, what: 'retried' | 'gaveUp'): void {
+  if (what === 'retried') state.retried++;
+  else {
+    state.gaveUp++;
+    state.sinceGaveUp = true;
+  }
+}
+
+function stats(state: PaceState): PaceStats {
+  const { byKind, narrowest } = state;
+  return {
+    total: byKind['429'] + byKind['503'] + byKind['in-band'],
+    byKind: { ...byKind },
+    retried: state.retried,
+    gaveUp: state.gaveUp,
+    waitedMs: Math.round(state.waitedMs),
+    ...(narrowest === undefined ? {} : { narrowest }),
+  };
+}
+
 /** A fresh pace, unlimited until the server sheds. `remaining` reads the scan's deadline. */
 export function createPace(
   remaining: () => number = () => Infinity,
   limits: PaceLimits = PACE_LIMITS,
 ): Pace {
-  let width = Infinity;
-  let spacing = 0;
-  let holdUntil = 0;
-  let lastStart = -Infinity;
-  let slowedAt = -Infinity;
-  let inFlight = 0;
-  let calmRun = 0;
-  let narrowest: number | undefined;
-  const byKind: Record<ShedKind, number> = { '429': 0, '503': 0, 'in-band': 0 };
-  let retried = 0;
-  let gaveUp = 0;
-  let waitedMs = 0;
-  // A give-up with no answer since: set by `count('gaveUp')`, cleared by `calm`.
-  let sinceGaveUp = false;
-  // Admissions waiting for a slot; woken when one frees or the pace eases.
-  const waiting = new Set<() => void>();
-  const wake = (): void => {
-    for (const w of [...waiting]) w();
+  const state: PaceState = {
+    limits,
+    width: Infinity,
+    spacing: 0,
+    holdUntil: 0,
+    lastStart: -Infinity,
+    slowedAt: -Infinity,
+    inFlight: 0,
+    calmRun: 0,
+    narrowest: undefined,
+    byKind: { '429': 0, '503': 0, 'in-band': 0 },
+    retried: 0,
+    gaveUp: 0,
+    waitedMs: 0,
+    sinceGaveUp: false,
+    waiting: new Set(),
   };
-
-  /** Waits until woken, `ms` passes (when finite) or `signal` aborts. */
-  const nap = (ms: number, signal: AbortSignal): Promise<void> =>
-    new Promise((resolve) => {
-      const done = (): void => {
-        waiting.delete(done);
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      waiting.add(done);
-      const timer = Number.isFinite(ms) ? setTimeout(done, Math.max(0, ms)) : undefined;
-      signal.addEventListener('abort', done, { once: true });
-    });
-
-  const admit = async (signal: AbortSignal): Promise<Ticket | undefined> => {
-    // Bounded: every turn either admits, or sleeps until a slot frees, a time passes or an abort.
-    while (!signal.aborted) {
-      const now = performance.now();
-      const at = Math.max(holdUntil, lastStart + spacing);
-      if (inFlight < width && now >= at) {
-        inFlight++;
-        lastStart = now;
-        let released = false;
-        return {
-          startedAt: now,
-          release: () => {
-            if (released) return;
-            released = true;
-            inFlight--;
-            wake();
-          },
-        };
-      }
-      await nap(inFlight < width ? at - now : Infinity, signal);
-    }
-    return undefined;
-  };
-
-  const shed = (s: Shed, ticket: Ticket): void => {
-    byKind[s.kind]++;
-    calmRun = 0;
-    const now = performance.now();
-    if (s.retryAfterMs !== undefined && s.retryAfterMs <= limits.maxWaitMs)
-      holdUntil = Math.max(holdUntil, now + s.retryAfterMs);
-    // Sent before the last slow-down: sent at the old pace, already answered for.
-    if (ticket.startedAt < slowedAt) return;
-    slowedAt = now;
-    width = Math.max(1, Math.floor(Math.min(width, inFlight) / 2));
-    spacing = Math.min(MAX_SPACING_MS, spacing === 0 ? FIRST_SPACING_MS : spacing * 2);
-    narrowest = Math.min(narrowest ?? Infinity, width);
-  };
-
-  const calm = (): void => {
-    sinceGaveUp = false;
-    if (width === Infinity && spacing === 0) return;
-    if (++calmRun < CALM_RUN) return;
-    calmRun = 0;
-    width = width * 2 > UNLIMITED_ABOVE ? Infinity : width * 2;
-    spacing = spacing / 2 < 10 ? 0 : spacing / 2;
-    wake();
-  };
-
   return {
     limits,
     remaining,
-    admit,
-    shed,
-    calm,
-    backoff: (attempt) => {
-      const ceiling = Math.min(limits.maxBackoffMs, limits.backoffMs * 2 ** (attempt - 1));
-      // Full jitter over the upper half: lanes shed together do not come back together.
-      return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
-    },
-    wait: async (ms, signal) => {
-      const started = performance.now();
-      const passed = await sleep(ms, signal);
-      waitedMs += performance.now() - started;
-      return passed;
-    },
-    count: (what) => {
-      if (what === 'retried') retried++;
-      else {
-        gaveUp++;
-        sinceGaveUp = true;
-      }
-    },
-    relentless: () => sinceGaveUp,
-    stats: () => ({
-      total: byKind['429'] + byKind['503'] + byKind['in-band'],
-      byKind: { ...byKind },
-      retried,
-      gaveUp,
-      waitedMs: Math.round(waitedMs),
-      ...(narrowest === undefined ? {} : { narrowest }),
-    }),
+    admit: (signal) => admit(state, signal),
+    shed: (s, ticket) => shed(state, s, ticket),
+    calm: () => calm(state),
+    backoff: (attempt) => backoff(limits, attempt),
+    wait: (ms, signal) => waitCounted(state, ms, signal),
+    count: (what) => count(state, what),
+    relentless: () => state.sinceGaveUp,
+    stats: () => stats(state),
   };
 }
 
