@@ -11,7 +11,7 @@
  * that shows up in A's task, or a status that moved only after B's accepted request, is B's doing.
  */
 import { randomInt } from 'node:crypto';
-import { errored, confirmed, refuted, type ProbeContext } from '../define.js';
+import { errored, confirmed, refuted, type ProbeContext, type ProbeDecision } from '../define.js';
 import { distinctTokens, makeCanary, shows } from '../evidence/markers.js';
 import { notOffered, taskRequest, type CreatedTask, type TaskMaker } from '../surface/tasks.js';
 import { answerInputs } from './answers.js';
@@ -144,6 +144,170 @@ export interface TaskFindings {
   readonly refused: string[];
 }
 
+/** A's task, B's own and a forged id, as the trial compares them. */
+interface TaskPair {
+  readonly first: CreatedTask & { taskId: string };
+  readonly b: CreatedTask & { taskId: string };
+  readonly forged: string;
+}
+
+/** What the reads gathered, for the later steps and the verdict. */
+interface TaskReads {
+  readonly aFirst: unknown[];
+  readonly aSecond: unknown[];
+  readonly bSees: unknown[];
+  firstRead: Exchange | undefined;
+  readsOffered: number;
+  /** A's status moved between its two reads: a status change after B's request proves nothing. */
+  moving: boolean;
+}
+
+/**
+ * What B and A see of each task before the reads are compared: each task is polled until it
+ * ended (its result exists), since a running task holds nothing yet to give away.
+ */
+async function settleBoth(
+  ctx: ProbeContext,
+  first: TaskPair['first'],
+  b: TaskPair['b'],
+): Promise<void> {
+  for (const [who, id, made] of [
+    ['A', first.taskId, first.exchange],
+    ['B', b.taskId, b.exchange],
+  ] as const) {
+    const settled = await settleTask(ctx, id, who, made);
+    if (settled.polls > 0)
+      ctx.note(
+        `${who}'s task polled ${settled.polls} time(s): ${settled.status ?? 'no status'}${settled.running ? ' (still running when the polling bounds ran out: compared before its end)' : ''}`,
+      );
+  }
+}
+
+/** B's accepted read `m` on A's task, against B's own: what it gave B of A's, if anything. */
+function judgeCross(
+  trial: Trial,
+  m: string,
+  answers: { readonly cross: Exchange; readonly own: Exchange; readonly fake: Exchange },
+  pair: TaskPair,
+  f: TaskFindings,
+): void {
+  const { cross, own, fake } = answers;
+  const { first, b, forged } = pair;
+  const fields = Object.keys(resultOf(cross))
+    .filter((k) => k !== '_meta')
+    .slice(0, 6);
+  // A server that answers every id with the caller's own task gave B nothing of A's.
+  const ownData =
+    !shows(resultOf(cross), first.canary) &&
+    (shows(resultOf(cross), b.canary) ||
+      handleDifference([resultOf(cross)], [resultOf(own)], [first.taskId, b.taskId, forged])
+        .length === 0);
+  if (ownData)
+    trial.observations.push({
+      label: "answered with B's own task",
+      detail: `${m} on A's id answered what B's own task answers (the ids blanked)`,
+    });
+  else if (shows(resultOf(cross), first.canary)) f.learned.push(`${m} showed A's canary`);
+  else if (!accepted(fake))
+    f.learned.push(`${m} answered A's task (${fields.join(', ')}) where a forged id is refused`);
+  else
+    trial.observations.push({
+      label: 'no task id validation',
+      detail: `${m} answered a forged id too: only A's canary or name can confirm`,
+    });
+}
+
+/**
+ * One task read `m`: A reads its task, B its own, A again; then B on a forged id and on A's task.
+ * An errored decision when an identity cannot read its own task or a control draws no decision.
+ */
+async function tryRead(
+  ctx: ProbeContext,
+  trial: Trial,
+  m: (typeof TASK_READS)[number],
+  pair: TaskPair,
+  reads: TaskReads,
+  f: TaskFindings,
+): Promise<ProbeDecision | undefined> {
+  const tA = pair.first.taskId;
+  const { forged } = pair;
+  const a1 = await taskRequest(ctx, m, tA, 'A', `A reads its own task (${m})`);
+  if (notOffered(a1)) return undefined;
+  const own = await taskRequest(ctx, m, pair.b.taskId, 'B', `B reads its own task (${m})`);
+  const a2 = await taskRequest(ctx, m, tA, 'A', `A reads its own task again (${m})`);
+  if (!accepted(a1) || !accepted(own) || !accepted(a2)) {
+    // tasks/result may refuse a task still running; tasks/get must answer its owner.
+    if (m !== 'tasks/get') return undefined;
+    check(
+      trial,
+      'bothIdentitiesLive',
+      false,
+      'A and B each read their own task',
+      [a1, own, a2].map(describe).join(' / '),
+    );
+    return errored('an identity could not read its own task');
+  }
+  reads.readsOffered++;
+  reads.firstRead ??= a1;
+  reads.aFirst.push(resultOf(a1));
+  reads.aSecond.push(resultOf(a2));
+  const fake = await taskRequest(ctx, m, forged, 'B', `B presents a forged task id (${m})`);
+  if (readOutcome(fake.outcome) === 'failure') {
+    check(trial, 'forgedIdDecided', false, 'a decision on a task id never minted', describe(fake));
+    return errored(`the forged-id control drew no decision on ${m}`);
+  }
+  check(trial, 'forgedIdDecided', true, 'a decision on a task id never minted', describe(fake));
+  reads.bSees.push(resultOf(own), resultOf(fake));
+  const cross = await taskRequest(ctx, m, tA, 'B', `B presents A's task id (${m})`);
+  if (readOutcome(cross.outcome) === 'failure')
+    return errored(`B's ${m} on A's task drew no decision: ${describe(cross)}`);
+  if (m === 'tasks/get') reads.moving = statusOf(a1) !== statusOf(a2);
+  if (accepted(cross)) {
+    judgeCross(trial, m, { cross, own, fake }, pair, f);
+    return undefined;
+  }
+  f.refused.push(m);
+  if (!sameRefusal(refusalView(cross, tA), refusalView(fake, forged)))
+    trial.observations.push({
+      label: 'refused unlike a forged id',
+      detail: `${m} refused A's id (${refusalView(cross, tA).label}) unlike a forged one (${refusalView(fake, forged).label}): an existence oracle, which handle/task-guessable judges`,
+    });
+  return undefined;
+}
+
+/** The verdict, once every step ran: whether the server tells A and B apart, and what B did. */
+function decideTaskPair(
+  trial: Trial,
+  pair: TaskPair,
+  reads: TaskReads,
+  f: TaskFindings,
+): ProbeDecision {
+  const { first, b, forged } = pair;
+  const exclude = [first.taskId, b.taskId, forged, first.canary, b.canary];
+  const aTokens = distinctTokens([reads.aFirst, reads.aSecond], [reads.bSees], exclude);
+  const apart = f.refused.length > 0 || aTokens.length > 0;
+  check(
+    trial,
+    'serverTellsApart',
+    apart,
+    'the server names something for A (twice) that it never names for B, or refuses B what it gives A',
+    aTokens.length > 0
+      ? `${aTokens.length} A-only token(s) in A's answers`
+      : `refused B on: ${f.refused.join(', ') || 'nothing'}`,
+  );
+  const found = [...f.learned, ...f.changed];
+  if (found.length > 0) {
+    if (!apart) return errored('the server did not show that it tells A and B apart');
+    return confirmed(`B used A's task id: ${found.join('; ')}`);
+  }
+  if (!apart) return errored('the server did not show that it tells A and B apart');
+  const refusedOn =
+    f.refused.length > 0
+      ? `B was refused A's task on ${f.refused.join(', ')}`
+      : "B's answers on A's task showed nothing of A's";
+  return refuted(`${refusedOn}, and nothing of A's task changed`);
+}
+
 /** One task maker, tried with the task A created first. */
 export async function tryTaskPair(
   ctx: ProbeContext,
@@ -159,136 +323,38 @@ export async function tryTaskPair(
     return done(errored('B could not create a task of its own, so B is not a live identity'));
   }
   const tB = b.taskId;
-  // What B sees of A's task is compared once A's task has ended (its result exists), and B's own
-  // once B's has: a running task holds nothing yet to give away.
-  for (const [who, id, made] of [
-    ['A', tA, first.exchange],
-    ['B', tB, b.exchange],
-  ] as const) {
-    const settled = await settleTask(ctx, id, who, made);
-    if (settled.polls > 0)
-      ctx.note(
-        `${who}'s task polled ${settled.polls} time(s): ${settled.status ?? 'no status'}${settled.running ? ' (still running when the polling bounds ran out: compared before its end)' : ''}`,
-      );
-  }
-  const forged = forgedTaskId(tB, [tA, tB]);
+  const bTask = { ...b, taskId: tB };
+  await settleBoth(ctx, first, bTask);
+  const pair: TaskPair = { first, b: bTask, forged: forgedTaskId(tB, [tA, tB]) };
   const f: TaskFindings = { learned: [], changed: [], refused: [] };
-  const aFirst: unknown[] = [resultOf(first.exchange)];
-  const aSecond: unknown[] = [];
-  const bSees: unknown[] = [resultOf(b.exchange)];
-  let firstRead: Exchange | undefined;
-  let readsOffered = 0;
-  // A's status moved between its two reads: a status change after B's request proves nothing.
-  let moving = false;
-
+  const reads: TaskReads = {
+    aFirst: [resultOf(first.exchange)],
+    aSecond: [],
+    bSees: [resultOf(b.exchange)],
+    firstRead: undefined,
+    readsOffered: 0,
+    moving: false,
+  };
   for (const m of TASK_READS) {
-    const a1 = await taskRequest(ctx, m, tA, 'A', `A reads its own task (${m})`);
-    if (notOffered(a1)) continue;
-    const own = await taskRequest(ctx, m, tB, 'B', `B reads its own task (${m})`);
-    const a2 = await taskRequest(ctx, m, tA, 'A', `A reads its own task again (${m})`);
-    if (!accepted(a1) || !accepted(own) || !accepted(a2)) {
-      // tasks/result may refuse a task still running; tasks/get must answer its owner.
-      if (m !== 'tasks/get') continue;
-      check(
-        trial,
-        'bothIdentitiesLive',
-        false,
-        'A and B each read their own task',
-        [a1, own, a2].map(describe).join(' / '),
-      );
-      return done(errored('an identity could not read its own task'));
-    }
-    readsOffered++;
-    firstRead ??= a1;
-    aFirst.push(resultOf(a1));
-    aSecond.push(resultOf(a2));
-    const fake = await taskRequest(ctx, m, forged, 'B', `B presents a forged task id (${m})`);
-    if (readOutcome(fake.outcome) === 'failure') {
-      check(
-        trial,
-        'forgedIdDecided',
-        false,
-        'a decision on a task id never minted',
-        describe(fake),
-      );
-      return done(errored(`the forged-id control drew no decision on ${m}`));
-    }
-    check(trial, 'forgedIdDecided', true, 'a decision on a task id never minted', describe(fake));
-    bSees.push(resultOf(own), resultOf(fake));
-    const cross = await taskRequest(ctx, m, tA, 'B', `B presents A's task id (${m})`);
-    if (readOutcome(cross.outcome) === 'failure')
-      return done(errored(`B's ${m} on A's task drew no decision: ${describe(cross)}`));
-    if (m === 'tasks/get') moving = statusOf(a1) !== statusOf(a2);
-    if (!accepted(cross)) {
-      f.refused.push(m);
-      if (!sameRefusal(refusalView(cross, tA), refusalView(fake, forged)))
-        trial.observations.push({
-          label: 'refused unlike a forged id',
-          detail: `${m} refused A's id (${refusalView(cross, tA).label}) unlike a forged one (${refusalView(fake, forged).label}): an existence oracle, which handle/task-guessable judges`,
-        });
-      continue;
-    }
-    const fields = Object.keys(resultOf(cross))
-      .filter((k) => k !== '_meta')
-      .slice(0, 6);
-    // A server that answers every id with the caller's own task gave B nothing of A's.
-    const ownData =
-      !shows(resultOf(cross), first.canary) &&
-      (shows(resultOf(cross), b.canary) ||
-        handleDifference([resultOf(cross)], [resultOf(own)], [tA, tB, forged]).length === 0);
-    if (ownData)
-      trial.observations.push({
-        label: "answered with B's own task",
-        detail: `${m} on A's id answered what B's own task answers (the ids blanked)`,
-      });
-    else if (shows(resultOf(cross), first.canary)) f.learned.push(`${m} showed A's canary`);
-    else if (!accepted(fake))
-      f.learned.push(`${m} answered A's task (${fields.join(', ')}) where a forged id is refused`);
-    else
-      trial.observations.push({
-        label: 'no task id validation',
-        detail: `${m} answered a forged id too: only A's canary or name can confirm`,
-      });
+    const decision = await tryRead(ctx, trial, m, pair, reads, f);
+    if (decision !== undefined) return done(decision);
   }
   check(
     trial,
     'bothIdentitiesLive',
-    readsOffered > 0,
+    reads.readsOffered > 0,
     'A and B each read their own task',
-    `${readsOffered} task read(s) answered both`,
+    `${reads.readsOffered} task read(s) answered both`,
   );
-  if (readsOffered === 0 || firstRead === undefined)
+  if (reads.readsOffered === 0 || reads.firstRead === undefined)
     return done(
       errored('the server declares tasks but answers no task read (tasks/get, tasks/result)'),
     );
 
   await tryList(ctx, tA, first.canary, f);
-  await tryUpdate(ctx, trial, tA, firstRead, f, moving);
-  await tryCancel(ctx, trial, maker, f, moving);
-
-  const exclude = [tA, tB, forged, first.canary, b.canary];
-  const aTokens = distinctTokens([aFirst, aSecond], [bSees], exclude);
-  const apart = f.refused.length > 0 || aTokens.length > 0;
-  check(
-    trial,
-    'serverTellsApart',
-    apart,
-    'the server names something for A (twice) that it never names for B, or refuses B what it gives A',
-    aTokens.length > 0
-      ? `${aTokens.length} A-only token(s) in A's answers`
-      : `refused B on: ${f.refused.join(', ') || 'nothing'}`,
-  );
-  const found = [...f.learned, ...f.changed];
-  if (found.length > 0) {
-    if (!apart) return done(errored('the server did not show that it tells A and B apart'));
-    return done(confirmed(`B used A's task id: ${found.join('; ')}`));
-  }
-  if (!apart) return done(errored('the server did not show that it tells A and B apart'));
-  const refusedOn =
-    f.refused.length > 0
-      ? `B was refused A's task on ${f.refused.join(', ')}`
-      : "B's answers on A's task showed nothing of A's";
-  return done(refuted(`${refusedOn}, and nothing of A's task changed`));
+  await tryUpdate(ctx, trial, tA, reads.firstRead, f, reads.moving);
+  await tryCancel(ctx, trial, maker, f, reads.moving);
+  return done(decideTaskPair(trial, pair, reads, f));
 }
 
 /** 2025-11-25's `tasks/list`: does B's list show A's task? */
