@@ -16,7 +16,14 @@
  * that refuses the edited handle, or answers it without the control, served A's record to B.
  */
 import { randomInt } from 'node:crypto';
-import { confirmed, errored, refuted, skipped, type ProbeContext } from '../define.js';
+import {
+  confirmed,
+  errored,
+  refuted,
+  skipped,
+  type ProbeContext,
+  type ProbeDecision,
+} from '../define.js';
 import {
   consumerCall,
   consumerName,
@@ -177,37 +184,55 @@ const shown = (d: readonly Difference[]): string =>
     )
     .join('; ');
 
-/**
- * One recipe, tried with the handle A minted (`mintA`): B and A mint again, each reads its own, B
- * presents a forged handle, then A's. The trial records the controls (`bMintsOwnHandle`,
- * `bothIdentitiesLive`, `forgedHandleDecided`, `serverTellsApart`) and its decision; see the
- * probe's rationale for how each is read.
- */
-export async function tryHandlePair(
-  ctx: ProbeContext,
-  recipe: HandleRecipe,
-  mintA: Minted & { handle: string },
-): Promise<Trial> {
-  const where = consumerName(recipe.consumer);
-  const otherSlots = othersOf(recipe);
-  const trial = startTrial(`${recipe.minter.name} → ${where}`);
-  // B's reads share one canary, so its answers differ only by the handle presented.
-  const canaryB = makeCanary('read');
-  const read = (
-    handle: string,
-    who: IdentityName,
-    label: string,
-    co: readonly string[] | undefined,
-    canary = makeCanary('read'),
-    to: HandleRecipe = recipe,
-  ): Promise<Driven> => callThrough(ctx, consumerCall(to.consumer, handle, canary, co), who, label);
-  const done = (d: Trial['decision']): Trial => Object.assign(trial, { decision: d });
+/** Reads `handle` through a consumer (the recipe's own unless `to`), as `who`. */
+type Read = (
+  handle: string,
+  who: IdentityName,
+  label: string,
+  co: readonly string[] | undefined,
+  canary?: string,
+  to?: HandleRecipe,
+) => Promise<Driven>;
 
-  // A, B, A: interleaved in time, so a clock or counter in the answers is the same for both A's.
+/** A minted handle, known to be there. */
+type MintedHandle = Minted & { handle: string };
+
+/** What one recipe's trial holds once A and B have minted and read their own handles. */
+interface HandlePair {
+  readonly ctx: ProbeContext;
+  readonly trial: Trial;
+  readonly read: Read;
+  /** B's reads share one canary, so its answers differ only by the handle presented. */
+  readonly canaryB: string;
+  readonly mintA: MintedHandle;
+  readonly mintA2: MintedHandle;
+  readonly mintB: MintedHandle;
+  readonly readA: Driven;
+  readonly readB: Driven;
+  readonly readA2: Driven;
+}
+
+/** A slot's decision, with the controls as they stood when it was reached. */
+interface Judged {
+  readonly slot: Slot;
+  readonly decision: Trial['decision'];
+  readonly controls: Map<string, ControlResult>;
+}
+
+/**
+ * B, then A again, mint (A, B, A: interleaved in time, so a clock or counter in the answers is the
+ * same for both A's); a decision when either could not.
+ */
+async function mintAgain(
+  ctx: ProbeContext,
+  trial: Trial,
+  recipe: HandleRecipe,
+): Promise<{ readonly mintB: MintedHandle; readonly mintA2: MintedHandle } | ProbeDecision> {
+  const otherSlots = othersOf(recipe);
   const mintB = await mint(ctx, recipe, 'B', 'B mints its own');
   const mintA2 = await mint(ctx, recipe, 'A', 'A mints a second');
   if ([mintB, mintA2].some((m) => outOfBudget(trial, m.driven.exchange)))
-    return done(errored('budget spent while minting'));
+    return errored('budget spent while minting');
   const incomplete = (m: Minted): boolean =>
     m.handle === undefined || (otherSlots.length > 0 && m.co === undefined);
   if (incomplete(mintB) || incomplete(mintA2)) {
@@ -218,15 +243,276 @@ export async function tryHandlePair(
       'B (and A again) can mint a handle',
       `${how(mintB.driven)} / ${how(mintA2.driven)}${otherSlots.length > 0 ? ` (and ${otherSlots.length} other slot(s) each)` : ''}`,
     );
-    return done(
-      errored('B could not mint a handle of its own, so B is not a live second identity'),
-    );
+    return errored('B could not mint a handle of its own, so B is not a live second identity');
   }
-  const handleB = mintB.handle as string;
-  const handleA2 = mintA2.handle as string;
+  return { mintB: mintB as MintedHandle, mintA2: mintA2 as MintedHandle };
+}
+
+/** B presents a forged handle in `slot`: the control; a decision when it drew none. */
+async function presentForged(
+  pair: HandlePair,
+  slot: Slot,
+): Promise<{ readonly forgedHandle: string; readonly forged: Driven } | ProbeDecision> {
+  const { trial } = pair;
+  // A numeric id counted up from 1 would, forged at the same length, often be somebody's real one:
+  // a forgery must be a value the server never minted, so a number goes far out of that range.
+  const forgedHandle =
+    slot.recipe.found.numeric === true
+      ? String(100_000_000 + randomInt(900_000_000))
+      : randomSameShape(slot.b);
+  const forged = await pair.read(
+    forgedHandle,
+    'B',
+    `B presents a forged handle of the same shape${slot.suffix}`,
+    slot.bCo,
+    pair.canaryB,
+    slot.recipe,
+  );
+  const forgedDecided = forged.answered || forged.reading === 'refused';
+  check(
+    trial,
+    'forgedHandleDecided',
+    forgedDecided,
+    'a decision on a handle the server never minted (refused, or else noted)',
+    how(forged),
+  );
+  if (!forgedDecided) return errored('the forged-handle control drew no decision');
+  if (forged.answered) {
+    trial.observations.push({
+      label: 'no handle validation',
+      detail: `${slot.where} honoured a handle it never minted, so a "yes" to B proves nothing; only A's canary or principal can confirm`,
+    });
+  }
+  return { forgedHandle, forged };
+}
+
+/** What of A's showed in B's answer on A's handle, after the swap decided what the handle carries. */
+interface Attribution {
+  readonly aTokens: readonly string[];
+  /** A's markers in B's answer on A's handle. */
+  readonly counted: readonly Marker[];
+  /** Of those, the ones B's answers without A's handle never show. */
+  readonly unseen: readonly Marker[];
+  readonly swap: Swap | undefined;
+  /** Of those, the ones the server looked up rather than repeated from the handle. */
+  readonly attributed: readonly Marker[];
+}
+
+/** Which of A's markers B's answer on A's handle shows that B sees no other way. */
+async function attribute(
+  pair: HandlePair,
+  slot: Slot,
+  cross: Driven,
+  forged: { readonly forgedHandle: string; readonly forged: Driven },
+): Promise<Attribution> {
+  const { mintA, mintA2, mintB, readA, readA2, readB, canaryB } = pair;
+  const handles = [mintA.handle, mintA2.handle, mintB.handle, forged.forgedHandle];
+  const coValues = [mintA, mintA2, mintB].flatMap((m) => m.co ?? []);
+  const exclude = [...handles, ...coValues, mintA.canary, mintA2.canary, mintB.canary, canaryB];
+  const answersOf = (m: Minted): unknown[] => [
+    ...m.driven.answers,
+    ...(m.also ?? []).flatMap((d) => d.answers),
+  ];
+  // What B sees without A's handle: its own records, and what a forged handle opens.
+  const bSees = [...answersOf(mintB), ...readB.answers, ...forged.forged.answers];
+  const aTokens = distinctTokens(
+    [
+      [...answersOf(mintA), ...readA.answers],
+      [...answersOf(mintA2), ...readA2.answers],
+    ],
+    [bSees],
+    exclude,
+  );
+  // Every round B was answered counts: an owner named only at completion, a canary quoted early.
+  // A handle that spells its record shows it by being quoted back: the swap below decides that.
+  const markers = markersOf(mintA.canary, aTokens);
+  const counted = markersShown(cross.answers, markers);
+  const seen = new Set(markersShown(bSees, counted));
+  const unseen = counted.filter((m) => !seen.has(m));
+  // What A's handle itself carries (a handle spelling its record) is decided by the swap.
+  const carried = unseen.filter((m) => stringCarries(slot.a, m.value));
+  const swap =
+    carried.length > 0
+      ? await swapControl(pair.ctx, slot.recipe, slot.a, carried, slot.bCo, canaryB)
+      : undefined;
+  if (swap !== undefined)
+    pair.trial.observations.push({ label: `swapped handle: ${swap.reading}`, detail: swap.detail });
+  const attributed =
+    swap === undefined || swap.reading === 'served'
+      ? unseen
+      : unseen.filter((m) => !carried.includes(m));
+  return { aTokens, counted, unseen, swap, attributed };
+}
+
+/** The experiment: B's answer on A's handle against its answer on a forged handle and on its own. */
+function noteAgainstControls(
+  pair: HandlePair,
+  cross: Driven,
+  forged: Driven,
+  presented: readonly string[],
+): void {
+  if (!cross.answered) return;
+  const vsForged = handleDifference(cross.answers, forged.answers, presented);
+  const vsOwn = handleDifference(cross.answers, pair.readB.answers, presented);
+  pair.trial.observations.push(
+    vsForged.length === 0
+      ? {
+          label: 'answered as a forged handle',
+          detail: `B's answer on A's handle is its answer on a handle never minted (the handles aside): A's handle opened nothing a forgery does not`,
+        }
+      : {
+          label: 'differs from a forged handle',
+          detail: `B's answer on A's handle against a forged one: ${shown(vsForged)}${vsOwn.length === 0 ? "; and it is B's answer on its own handle" : ''}`,
+        },
+  );
+}
+
+/** A slot's verdict from what B's answer on A's handle showed. */
+function slotVerdict(
+  trial: Trial,
+  slot: Slot,
+  cross: Driven,
+  found: Attribution,
+  apart: boolean,
+): ProbeDecision {
+  const { attributed, swap, unseen, counted } = found;
+  if (attributed.length > 0) {
+    if (!apart) return errored('the server did not show that it tells A and B apart');
+    const what = attributed.some((m) => m.kind === 'canary') ? 'canary' : 'principal';
+    return confirmed(`B presented A's handle to ${slot.where} and got A's ${what} back`);
+  }
+  if (cross.reading === 'refused')
+    return refuted(`${slot.where} refused B the handle minted for A (${describe(cross.exchange)})`);
+  if (!apart) return errored('the server did not show that it tells A and B apart');
+  if (swap?.reading === 'undecided')
+    return errored(`A's data came back in B's answer, but so was it in A's handle: ${swap.detail}`);
+  if (unseen.length > 0) {
+    // Only what A's handle spells came back, and the server shows whatever a handle spells.
+    trial.observations.push({
+      label: 'the handle spells its record',
+      detail: `B's answer on A's handle showed only what A's handle itself carries: B learns nothing the handle did not already say`,
+    });
+    return refuted(`B's answer on A's handle showed nothing of A's beyond the handle itself`);
+  }
+  if (counted.length > 0) {
+    trial.observations.push({
+      label: 'A-data reaches B anyway',
+      detail: `B's answer on A's handle showed A's data, but so did B's answers without it (a shared view, not the handle)`,
+    });
+  }
+  trial.observations.push({
+    label: "accepted, not shown to be A's",
+    detail: `${slot.where} answered B on A's handle without A's canary or principal`,
+  });
+  return refuted(`B's answer on A's handle showed nothing of A's`);
+}
+
+/** One slot presented cross-principal: the forged-handle control, then A's handle, judged. */
+async function judgeSlot(pair: HandlePair, slot: Slot): Promise<ProbeDecision> {
+  const { trial } = pair;
+  const control = await presentForged(pair, slot);
+  if ('verdict' in control) return control;
+  const cross = await pair.read(
+    slot.a,
+    'B',
+    `B presents A's handle${slot.suffix}`,
+    slot.bCo,
+    pair.canaryB,
+    slot.recipe,
+  );
+  const found = await attribute(pair, slot, cross, control);
+  // Refused at any round: at round 1 (nothing answered) or later in its flow.
+  const apart = found.aTokens.length > 0 || cross.reading === 'refused';
+  check(
+    trial,
+    'serverTellsApart',
+    apart,
+    'the server names something for A (twice) that it never names for B, or refuses B what it gives A',
+    found.aTokens.length > 0
+      ? `${found.aTokens.length} A-only token(s) in A's answers`
+      : `no A-only token; B on A's handle: ${how(cross)}`,
+  );
+  if (!cross.answered && cross.reading === 'failure')
+    return errored(`B's presentation of A's handle drew no decision: ${describe(cross.exchange)}`);
+  noteAgainstControls(pair, cross, control.forged, [slot.a, control.forgedHandle, slot.b]);
+  return slotVerdict(trial, slot, cross, found, apart);
+}
+
+/**
+ * Each slot in turn (each with its own forged-handle control and the same shared ones), until one
+ * confirms or the budget runs out.
+ */
+async function judgeSlots(pair: HandlePair, slots: readonly Slot[]): Promise<Judged[]> {
+  const { trial } = pair;
+  const controls = new Map(trial.controls);
+  const judged: Judged[] = [];
+  for (const slot of slots) {
+    trial.controls.clear();
+    for (const [id, c] of controls) trial.controls.set(id, c);
+    const before = trial.observations.length;
+    const decision = await judgeSlot(pair, slot);
+    // Which slot an observation is about, once there are several.
+    if (slots.length > 1)
+      trial.observations.splice(
+        before,
+        Infinity,
+        ...trial.observations
+          .slice(before)
+          .map((o) => ({ ...o, label: `${o.label} (${slot.where})` })),
+      );
+    judged.push({ slot, decision, controls: new Map(trial.controls) });
+    if (decision.verdict === 'confirmed' || trial.outOfBudget) break;
+  }
+  return judged;
+}
+
+/**
+ * A confirmation in any slot wins; then a slot that drew no decision (never papered over by a
+ * refutation in another); else the refutation, every slot refuted. The trial keeps the picked
+ * slot's controls.
+ */
+function pickSlot(trial: Trial, judged: readonly Judged[]): Trial['decision'] {
+  const pick =
+    judged.find((j) => j.decision?.verdict === 'confirmed') ??
+    judged.find((j) => j.decision?.verdict !== 'refuted') ??
+    judged[0];
+  if (pick === undefined) return errored('no slot was presented');
+  trial.controls.clear();
+  for (const [id, c] of pick.controls) trial.controls.set(id, c);
+  if (pick.decision?.verdict === 'refuted' && judged.length > 1)
+    return refuted(
+      `${pick.decision.reason}; and so in every other slot (${judged
+        .slice(1)
+        .map((j) => j.slot.where)
+        .join(', ')})`,
+    );
+  return pick.decision;
+}
+
+/**
+ * One recipe, tried with the handle A minted (`mintA`): B and A mint again, each reads its own, B
+ * presents a forged handle, then A's. The trial records the controls (`bMintsOwnHandle`,
+ * `bothIdentitiesLive`, `forgedHandleDecided`, `serverTellsApart`) and its decision; see the
+ * probe's rationale for how each is read.
+ */
+export async function tryHandlePair(
+  ctx: ProbeContext,
+  recipe: HandleRecipe,
+  mintA: MintedHandle,
+): Promise<Trial> {
+  const where = consumerName(recipe.consumer);
+  const trial = startTrial(`${recipe.minter.name} → ${where}`);
+  const canaryB = makeCanary('read');
+  const read: Read = (handle, who, label, co, canary = makeCanary('read'), to = recipe) =>
+    callThrough(ctx, consumerCall(to.consumer, handle, canary, co), who, label);
+  const done = (d: Trial['decision']): Trial => Object.assign(trial, { decision: d });
+
+  const minted = await mintAgain(ctx, trial, recipe);
+  if ('verdict' in minted) return done(minted);
+  const { mintB, mintA2 } = minted;
   const readA = await read(mintA.handle, 'A', "A reads A's handle", mintA.co);
-  const readB = await read(handleB, 'B', "B reads B's handle", mintB.co, canaryB);
-  const readA2 = await read(handleA2, 'A', "A reads A's second handle", mintA2.co);
+  const readB = await read(mintB.handle, 'B', "B reads B's handle", mintB.co, canaryB);
+  const readA2 = await read(mintA2.handle, 'A', "A reads A's second handle", mintA2.co);
   if (!readA.answered && readA.reading === 'refused') {
     return done(skipped(`${where} refused A its own handle: not a consumer of it`));
   }
@@ -240,192 +526,22 @@ export async function tryHandlePair(
   );
   if (!live) return done(errored('an identity could not read its own handle'));
 
-  // A numeric id counted up from 1 would, forged at the same length, often be somebody's real one:
-  // a forgery must be a value the server never minted, so a number goes far out of that range.
   // Each slot of a consumer of several minted values is presented in turn: A's value in that slot,
   // B's own values in the others, each with its own forged-handle control and the same shared ones.
   const slots = slotsOf(recipe, [mintA, mintA2, mintB]);
-  const judge = async (slot: Slot): Promise<Trial['decision']> => {
-    const forgedHandle =
-      slot.recipe.found.numeric === true
-        ? String(100_000_000 + randomInt(900_000_000))
-        : randomSameShape(slot.b);
-    const forged = await read(
-      forgedHandle,
-      'B',
-      `B presents a forged handle of the same shape${slot.suffix}`,
-      slot.bCo,
-      canaryB,
-      slot.recipe,
-    );
-    const forgedDecided = forged.answered || forged.reading === 'refused';
-    check(
-      trial,
-      'forgedHandleDecided',
-      forgedDecided,
-      'a decision on a handle the server never minted (refused, or else noted)',
-      how(forged),
-    );
-    if (!forgedDecided) return errored('the forged-handle control drew no decision');
-    if (forged.answered) {
-      trial.observations.push({
-        label: 'no handle validation',
-        detail: `${slot.where} honoured a handle it never minted, so a "yes" to B proves nothing; only A's canary or principal can confirm`,
-      });
-    }
-
-    const cross = await read(
-      slot.a,
-      'B',
-      `B presents A's handle${slot.suffix}`,
-      slot.bCo,
-      canaryB,
-      slot.recipe,
-    );
-    const handles = [mintA.handle, handleA2, handleB, forgedHandle];
-    const coValues = [mintA, mintA2, mintB].flatMap((m) => m.co ?? []);
-    const exclude = [...handles, ...coValues, mintA.canary, mintA2.canary, mintB.canary, canaryB];
-    const answersOf = (m: Minted): unknown[] => [
-      ...m.driven.answers,
-      ...(m.also ?? []).flatMap((d) => d.answers),
-    ];
-    // What B sees without A's handle: its own records, and what a forged handle opens.
-    const bSees = [...answersOf(mintB), ...readB.answers, ...forged.answers];
-    const aTokens = distinctTokens(
-      [
-        [...answersOf(mintA), ...readA.answers],
-        [...answersOf(mintA2), ...readA2.answers],
-      ],
-      [bSees],
-      exclude,
-    );
-    // Refused at any round: at round 1 (nothing answered) or later in its flow.
-    const crossRefused = cross.reading === 'refused';
-    const presented = [slot.a, forgedHandle, slot.b];
-    // Every round B was answered counts: an owner named only at completion, a canary quoted early.
-    // A handle that spells its record shows it by being quoted back: the swap below decides that.
-    const markers = markersOf(mintA.canary, aTokens);
-    const counted = markersShown(cross.answers, markers);
-    const seen = new Set(markersShown(bSees, counted));
-    const unseen = counted.filter((m) => !seen.has(m));
-    // What A's handle itself carries (a handle spelling its record) is decided by the swap.
-    const carried = unseen.filter((m) => stringCarries(slot.a, m.value));
-    const swap =
-      carried.length > 0
-        ? await swapControl(ctx, slot.recipe, slot.a, carried, slot.bCo, canaryB)
-        : undefined;
-    if (swap !== undefined)
-      trial.observations.push({ label: `swapped handle: ${swap.reading}`, detail: swap.detail });
-    const attributed: Marker[] =
-      swap === undefined || swap.reading === 'served'
-        ? unseen
-        : unseen.filter((m) => !carried.includes(m));
-    const apart = aTokens.length > 0 || crossRefused;
-    check(
-      trial,
-      'serverTellsApart',
-      apart,
-      'the server names something for A (twice) that it never names for B, or refuses B what it gives A',
-      aTokens.length > 0
-        ? `${aTokens.length} A-only token(s) in A's answers`
-        : `no A-only token; B on A's handle: ${how(cross)}`,
-    );
-    if (!cross.answered && cross.reading === 'failure')
-      return errored(
-        `B's presentation of A's handle drew no decision: ${describe(cross.exchange)}`,
-      );
-    // The experiment: B's answer on A's handle against its answer on a forged handle and on its own.
-    const vsForged = handleDifference(cross.answers, forged.answers, presented);
-    const vsOwn = handleDifference(cross.answers, readB.answers, presented);
-    if (cross.answered) {
-      trial.observations.push(
-        vsForged.length === 0
-          ? {
-              label: 'answered as a forged handle',
-              detail: `B's answer on A's handle is its answer on a handle never minted (the handles aside): A's handle opened nothing a forgery does not`,
-            }
-          : {
-              label: 'differs from a forged handle',
-              detail: `B's answer on A's handle against a forged one: ${shown(vsForged)}${vsOwn.length === 0 ? "; and it is B's answer on its own handle" : ''}`,
-            },
-      );
-    }
-    if (attributed.length > 0) {
-      if (!apart) return errored('the server did not show that it tells A and B apart');
-      const what = attributed.some((m) => m.kind === 'canary') ? 'canary' : 'principal';
-      return confirmed(`B presented A's handle to ${slot.where} and got A's ${what} back`);
-    }
-    if (crossRefused)
-      return refuted(
-        `${slot.where} refused B the handle minted for A (${describe(cross.exchange)})`,
-      );
-    if (!apart) return errored('the server did not show that it tells A and B apart');
-    if (swap?.reading === 'undecided')
-      return errored(
-        `A's data came back in B's answer, but so was it in A's handle: ${swap.detail}`,
-      );
-    if (unseen.length > 0) {
-      // Only what A's handle spells came back, and the server shows whatever a handle spells.
-      trial.observations.push({
-        label: 'the handle spells its record',
-        detail: `B's answer on A's handle showed only what A's handle itself carries: B learns nothing the handle did not already say`,
-      });
-      return refuted(`B's answer on A's handle showed nothing of A's beyond the handle itself`);
-    }
-    if (counted.length > 0) {
-      trial.observations.push({
-        label: 'A-data reaches B anyway',
-        detail: `B's answer on A's handle showed A's data, but so did B's answers without it (a shared view, not the handle)`,
-      });
-    }
-    trial.observations.push({
-      label: "accepted, not shown to be A's",
-      detail: `${slot.where} answered B on A's handle without A's canary or principal`,
-    });
-    return refuted(`B's answer on A's handle showed nothing of A's`);
+  const pair: HandlePair = {
+    ctx,
+    trial,
+    read,
+    canaryB,
+    mintA,
+    mintA2,
+    mintB,
+    readA,
+    readB,
+    readA2,
   };
-  const controls = new Map(trial.controls);
-  const judged: {
-    slot: Slot;
-    decision: Trial['decision'];
-    controls: Map<string, ControlResult>;
-  }[] = [];
-  for (const slot of slots) {
-    trial.controls.clear();
-    for (const [id, c] of controls) trial.controls.set(id, c);
-    const before = trial.observations.length;
-    const decision = await judge(slot);
-    // Which slot an observation is about, once there are several.
-    if (slots.length > 1)
-      trial.observations.splice(
-        before,
-        Infinity,
-        ...trial.observations
-          .slice(before)
-          .map((o) => ({ ...o, label: `${o.label} (${slot.where})` })),
-      );
-    judged.push({ slot, decision, controls: new Map(trial.controls) });
-    if (decision?.verdict === 'confirmed' || trial.outOfBudget) break;
-  }
-  // A confirmation in any slot wins; then a slot that drew no decision (never papered over by a
-  // refutation in another); else the refutation, every slot refuted.
-  const pick =
-    judged.find((j) => j.decision?.verdict === 'confirmed') ??
-    judged.find((j) => j.decision?.verdict !== 'refuted') ??
-    judged[0];
-  if (pick === undefined) return done(errored('no slot was presented'));
-  trial.controls.clear();
-  for (const [id, c] of pick.controls) trial.controls.set(id, c);
-  if (pick.decision?.verdict === 'refuted' && judged.length > 1)
-    return done(
-      refuted(
-        `${pick.decision.reason}; and so in every other slot (${judged
-          .slice(1)
-          .map((j) => j.slot.where)
-          .join(', ')})`,
-      ),
-    );
-  return done(pick.decision);
+  return done(pickSlot(trial, await judgeSlots(pair, slots)));
 }
 
 /**
