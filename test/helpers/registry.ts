@@ -16,9 +16,8 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sourceEntry } from '../../harness/node-entry.js';
 import { startHttp, type RunningHttp } from './http.js';
-import { TSX_LOADER } from './cli.js';
+import { nodeCommand } from './cli.js';
 import { REPO_ROOT } from './spawn-stdio.js';
 
 /** A packed npm package: its name, version and tarball bytes. */
@@ -41,17 +40,14 @@ export function packFixturePackage(dir: string, name: string, version: string): 
     join(root, 'package.json'),
     JSON.stringify({ name, version, type: 'module', bin: { [name]: bin } }),
   );
-  // tsx named by its file URL, so the loader resolves from wherever npx installed the package.
-  const entry = sourceEntry(join(REPO_ROOT, 'harness/fixture/main.ts')).map((arg) =>
-    arg === 'tsx' ? TSX_LOADER : arg,
-  );
+  const [node, ...entry] = nodeCommand(join(REPO_ROOT, 'harness/fixture/main.ts'));
   writeFileSync(
     join(root, bin),
     [
       '#!/usr/bin/env node',
       "import { spawn } from 'node:child_process';",
       `const mode = process.argv[2] ?? 'fixed';`,
-      `const child = spawn(process.execPath, [...${JSON.stringify(entry)}, '--transport', 'stdio', '--mode', mode], { stdio: 'inherit' });`,
+      `const child = spawn(${JSON.stringify(node)}, [...${JSON.stringify(entry)}, '--transport', 'stdio', '--mode', mode], { stdio: 'inherit' });`,
       "child.on('exit', (code) => process.exit(code ?? 1));",
       "for (const s of ['SIGTERM', 'SIGINT']) process.on(s, () => child.kill(s));",
       '',
