@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { nodeEntry } from '../node-entry.js';
 
 const START_TIMEOUT_MS = 20_000;
 const STOP_TIMEOUT_MS = 5_000;
@@ -51,11 +51,9 @@ export interface Fleet {
   stop(): Promise<void>;
 }
 
-/** How to run the instance entry: compiled JS as is, TypeScript source (tests) through tsx. */
+/** How to run the instance entry (see node-entry.ts). */
 function instanceCommand(): string[] {
-  const here = fileURLToPath(import.meta.url);
-  const entry = here.replace(/fleet\.(ts|js)$/, 'instance.$1');
-  return entry.endsWith('.ts') ? ['--import', 'tsx', entry] : [entry];
+  return nodeEntry(import.meta.url, './instance.js');
 }
 
 function exited(child: ChildProcess): Promise<void> {

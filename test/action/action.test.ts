@@ -7,23 +7,19 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import type { Log as SarifLog } from 'sarif';
 import { githubProblems } from '../report/sarif-github.js';
+import { nodeCommand } from '../helpers/cli.js';
 import { schemaProblems } from '../report/sarif-validators.js';
 
-const require = createRequire(import.meta.url);
 // The action's entry in this run's build of the source (test/helpers/built.ts): it starts the
 // scanner beside it, the build's CLI, so neither loads through tsx.
 const MAIN = join(inject('builtRoot'), 'src/action/main.js');
-// The workspace is not the repository: tsx is loaded by its absolute URL, and the scanner the
-// step starts inherits the same flag.
-const TSX = pathToFileURL(require.resolve('tsx')).href;
 const SECRET_A = 'action-alice-secret-7c2d';
 const SECRET_B = 'action-bob-secret-e01f';
 // Two probes the flawed twin confirms over HTTP, and nothing slow.
@@ -325,7 +321,7 @@ describe('the GitHub Action step', () => {
     const secret = 'ghs_jobToken0f3a9c51d2e7';
     const server = fileURLToPath(new URL('../servers/env-echo.ts', import.meta.url));
     const run = await runStep(
-      { target: `stdio: ${process.execPath} --import ${TSX} ${server}`, 'fail-on': 'never' },
+      { target: `stdio: ${nodeCommand(server).join(' ')}`, 'fail-on': 'never' },
       undefined,
       { DEPLOY_TOKEN: secret },
     );

@@ -293,7 +293,7 @@ describe('a stdio server gets its own env over a minimal environment', () => {
   it('does not see a variable only the scanner has, and sees the ones its entry sets', async () => {
     // Exits before serving when the scanner's variable leaked in or the entry's did not arrive.
     const { command, args } = fixtureStdioCommand('fixed');
-    const main = args.findIndex((a) => a.endsWith('main.ts'));
+    const main = args.findIndex((a) => /main\.[jt]s$/.test(a)); // built, or source through tsx
     const wrapper = file(
       'env/check-env.mjs',
       [

@@ -34,7 +34,7 @@ const SCRATCH = join(REPO_ROOT, '.stateguard-tmp');
 const PREFIX = 'suite-build-';
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Raised when the build itself changes, so older builds are not reused. */
-const BUILD_FORMAT = '2';
+const BUILD_FORMAT = '3';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -51,8 +51,11 @@ function* sources(dir: string): Generator<string> {
   }
 }
 
-/** The folders built whole: the package's source, and the servers tests start as children. */
-const ROOTS = ['src', 'test/servers'];
+/**
+ * The folders built whole: the package's source, the harness (whose twins tests start as children,
+ * see harness/node-entry.ts), and the servers tests start as children.
+ */
+const ROOTS = ['src', 'harness', 'test/servers'];
 
 /** The source files a build is made of: every file of {@link ROOTS}. */
 function rootFiles(): string[] {

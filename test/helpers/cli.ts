@@ -7,12 +7,24 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { inject } from 'vitest';
+import { sourceEntry } from '../../harness/node-entry.js';
 import { REPO_ROOT } from './spawn-stdio.js';
 
 /** tsx's loader for `--import`, as a file URL that resolves from any working directory. */
 export const TSX_LOADER = pathToFileURL(
   createRequire(join(REPO_ROOT, 'package.json')).resolve('tsx'),
 ).href;
+
+/**
+ * `node` and the arguments that run the TypeScript file `source`: its build where this run's build
+ * holds it, else through tsx named by its file URL (so it loads from any working directory).
+ */
+export function nodeCommand(source: string): string[] {
+  return [
+    process.execPath,
+    ...sourceEntry(source).map((arg) => (arg === 'tsx' ? TSX_LOADER : arg)),
+  ];
+}
 
 /** Where this run's build (see built.ts) holds a source file of the repository, as JavaScript. */
 export function builtPath(source: string): string {

@@ -3,6 +3,7 @@
  */
 import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { sourceEntry } from '../../harness/node-entry.js';
 import { REPO_ROOT } from './spawn-stdio.js';
 
 /** What a call came back with: a result, or a JSON-RPC error. */
@@ -41,7 +42,7 @@ export async function connectHttp(
   return client;
 }
 
-/** Spawn `file` with `node --import tsx` through the SDK's stdio transport and connect. */
+/** Spawn `file` with `node` (see {@link sourceEntry}) through the SDK's stdio transport and connect. */
 export async function connectStdio(
   file: string,
   args: readonly string[],
@@ -51,7 +52,7 @@ export async function connectStdio(
   const client = newClient(options);
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', file, ...args],
+    args: [...sourceEntry(file), ...args],
     env: { ...getDefaultEnvironment(), ...env },
     cwd: REPO_ROOT,
     stderr: 'pipe',

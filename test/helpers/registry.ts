@@ -9,14 +9,15 @@
  *   this server as its registry: no traffic beyond loopback.
  *
  * `packFixturePackage` packs a tiny npm package whose bin starts the repository's stdio fixture
- * (from source, through tsx) in the mode its first argument names.
+ * (from this run's build, or from source through tsx: see harness/node-entry.ts) in the mode its
+ * first argument names.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startHttp, type RunningHttp } from './http.js';
-import { TSX_LOADER } from './cli.js';
+import { nodeCommand } from './cli.js';
 import { REPO_ROOT } from './spawn-stdio.js';
 
 /** A packed npm package: its name, version and tarball bytes. */
@@ -39,14 +40,14 @@ export function packFixturePackage(dir: string, name: string, version: string): 
     join(root, 'package.json'),
     JSON.stringify({ name, version, type: 'module', bin: { [name]: bin } }),
   );
-  const main = join(REPO_ROOT, 'harness/fixture/main.ts');
+  const [node, ...entry] = nodeCommand(join(REPO_ROOT, 'harness/fixture/main.ts'));
   writeFileSync(
     join(root, bin),
     [
       '#!/usr/bin/env node',
       "import { spawn } from 'node:child_process';",
       `const mode = process.argv[2] ?? 'fixed';`,
-      `const child = spawn(process.execPath, ['--import', ${JSON.stringify(TSX_LOADER)}, ${JSON.stringify(main)}, '--transport', 'stdio', '--mode', mode], { stdio: 'inherit' });`,
+      `const child = spawn(${JSON.stringify(node)}, [...${JSON.stringify(entry)}, '--transport', 'stdio', '--mode', mode], { stdio: 'inherit' });`,
       "child.on('exit', (code) => process.exit(code ?? 1));",
       "for (const s of ['SIGTERM', 'SIGINT']) process.on(s, () => child.kill(s));",
       '',

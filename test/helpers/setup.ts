@@ -1,10 +1,14 @@
 /**
- * Vitest setup, run before every test file: whatever child process the file left running is stopped
+ * Vitest setup, run before every test file: the harness's twins start from this run's build, and whatever child process the file left running is stopped
  * once the file ends, however it ended (see reaper.ts), and named on stderr, since a test that
  * leaves one behind has a cleanup to fix.
  */
-import { afterAll } from 'vitest';
+import { afterAll, inject } from 'vitest';
+import { SUITE_BUILD_ENV } from '../../harness/node-entry.js';
 import { stopChildren } from './reaper.js';
+
+// The harness starts its twins from this run's build, as plain JavaScript (see node-entry.ts).
+process.env[SUITE_BUILD_ENV] = inject('builtRoot');
 
 afterAll(async () => {
   const stopped = await stopChildren();

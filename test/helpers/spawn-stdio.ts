@@ -1,9 +1,11 @@
 /**
- * Spawn a TypeScript entry point as a real stdio child (`node --import tsx file`), wait for its
+ * Spawn a TypeScript entry point as a real stdio child (`node <its build>`, or `node --import tsx
+ * file` where this run's build lacks it, see harness/node-entry.ts), wait for its
  * ready marker on stderr, and speak newline-delimited JSON-RPC to it. Every wait is bounded.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { sourceEntry } from '../../harness/node-entry.js';
 
 /** The repository root, so `--import tsx` resolves whatever the test's cwd. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -51,13 +53,13 @@ function exited(child: ChildProcessWithoutNullStreams, ms: number): Promise<bool
   });
 }
 
-/** Spawn `file` with `process.execPath --import tsx` and wait for its ready marker. */
+/** Spawn `file` with `process.execPath` (see {@link sourceEntry}) and wait for its ready marker. */
 export async function spawnStdio(
   file: string,
   args: readonly string[] = [],
   options: SpawnStdioOptions = {},
 ): Promise<StdioChild> {
-  const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], {
+  const child = spawn(process.execPath, [...sourceEntry(file), ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -143,7 +145,7 @@ export async function runToExit(
   args: readonly string[] = [],
   options: { env?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], {
+  const child = spawn(process.execPath, [...sourceEntry(file), ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],

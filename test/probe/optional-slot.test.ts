@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { quote } from 'shell-quote';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../../src/probe/types.js';
-import { runCommand, TSX_LOADER } from '../helpers/cli.js';
+import { nodeCommand, runCommand } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/spawn-stdio.js';
 
 const SERVER = join(REPO_ROOT, 'test/servers/optional-slot.ts');
@@ -48,7 +48,7 @@ async function scan(flags: readonly string[] = []): Promise<Scan> {
   const calls = fresh('calls');
   const saved = fresh('saved');
   const output = join(dir, `report-${++files}.json`);
-  const command = quote([process.execPath, '--import', TSX_LOADER, SERVER]);
+  const command = quote(nodeCommand(SERVER));
   const run = await runCommand(
     process.execPath,
     [
@@ -92,7 +92,7 @@ beforeAll(() => {
 describe('an optional dangerous slot is never filled', () => {
   it('control: the server saves on the host when it is sent a filename', async () => {
     const saved = fresh('saved');
-    const child = spawn(process.execPath, ['--import', TSX_LOADER, SERVER], {
+    const child = spawn(process.execPath, nodeCommand(SERVER).slice(1), {
       cwd: REPO_ROOT,
       env: { ...process.env, OPTIONAL_SLOT_SAVED: saved },
       stdio: ['pipe', 'pipe', 'ignore'],

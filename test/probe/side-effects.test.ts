@@ -26,7 +26,7 @@ import {
 } from '../../harness/twins/foreign/side-effects.js';
 import type { RunningTwin } from '../../harness/twins/foreign/twin.js';
 import { CALL_CLASSES, SAFE_CLASSES, type RunReport } from '../../src/probe/types.js';
-import { runCommand, TSX_LOADER, type CliRun } from '../helpers/cli.js';
+import { nodeCommand, runCommand, type CliRun } from '../helpers/cli.js';
 import { REPO_ROOT, spawnStdio } from '../helpers/spawn-stdio.js';
 import { envelope, parseBody, post } from '../fixture/driver.js';
 
@@ -152,16 +152,7 @@ async function scan(
       ? (JSON.parse(readFileSync(output, 'utf8')) as RunReport)
       : undefined;
   if (transport === 'stdio') {
-    const command = quote([
-      process.execPath,
-      '--import',
-      TSX_LOADER,
-      TWIN,
-      '--twin',
-      'side-effects',
-      '--variant',
-      variant,
-    ]);
+    const command = quote([...nodeCommand(TWIN), '--twin', 'side-effects', '--variant', variant]);
     const run = await runCommand(
       process.execPath,
       // A stdio target starts in a minimal environment: the log's path is passed on by name, as a

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { it } from 'vitest';
-import { CLI_MAIN, TSX_LOADER } from '../helpers/cli.js';
+import { CLI_MAIN } from '../helpers/cli.js';
 
 const PIDS = process.env.LEAKY_PIDS ?? '';
 const record = (kind: string, pid: number | undefined): void =>
@@ -17,7 +17,7 @@ it('starts an HTTP fixture server, which runs until a signal, and throws', async
   // Its stdin is not read: only a signal stops it, as with the consumer test's leftover.
   const child = spawn(
     process.execPath,
-    ['--import', TSX_LOADER, CLI_MAIN, 'fixture', '--mode', 'flawed', '--transport', 'http'],
+    [CLI_MAIN, 'fixture', '--mode', 'flawed', '--transport', 'http'],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   await new Promise<void>((resolve, reject) => {

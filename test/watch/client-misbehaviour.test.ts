@@ -22,6 +22,8 @@ import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
 import { PRINCIPAL_META_KEY } from '../../src/sdk/principal.js';
 import { parseCapture, type CaptureLine } from '../../src/watch/capture.js';
 import { envelope, parseBody, post, type Json } from '../fixture/driver.js';
+import { sourceEntry } from '../../harness/node-entry.js';
+import { CLI_MAIN } from '../helpers/cli.js';
 import { startHttp } from '../helpers/http.js';
 import { REPO_ROOT } from '../helpers/spawn-stdio.js';
 
@@ -34,7 +36,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+const CLI = [CLI_MAIN];
 const HOLD_MS = 300;
 const WAIT_MS = 20_000;
 
@@ -101,7 +103,7 @@ function stdioWire(base: string): Wire {
 async function httpWire(base: string): Promise<Wire> {
   const server = spawn(
     process.execPath,
-    ['--import', 'tsx', 'harness/fixture/main.ts', '--transport', 'http', '--mode', 'fixed'],
+    [...sourceEntry('harness/fixture/main.ts'), '--transport', 'http', '--mode', 'fixed'],
     { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
   );
   children.push(server);

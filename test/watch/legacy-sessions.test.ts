@@ -15,6 +15,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseCapture } from '../../src/watch/capture.js';
+import { sourceEntry } from '../../harness/node-entry.js';
+import { CLI_MAIN } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/spawn-stdio.js';
 
 const SERVER = fileURLToPath(new URL('./legacy-session-server.ts', import.meta.url));
@@ -26,7 +28,7 @@ afterAll(() => {
 });
 
 function start(args: string[], marker: RegExp): Promise<{ child: ChildProcess; match: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: REPO_ROOT });
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT });
   children.push(child);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no ${marker} in 20 s`)), 20_000);
@@ -54,11 +56,11 @@ const probesIn = (file: string): Probe[] =>
 
 async function run(generator: 'sequential' | 'random') {
   const base = join(dir, generator);
-  const server = await start([SERVER, generator], /\[legacy\] listening (\S+)/);
+  const server = await start([...sourceEntry(SERVER), generator], /\[legacy\] listening (\S+)/);
   const upstream = new URL(server.match);
   const proxy = await start(
     [
-      ...['src/cli/main.ts', 'watch', '--http', upstream.href, '--listen', '127.0.0.1:0'],
+      ...[CLI_MAIN, 'watch', '--http', upstream.href, '--listen', '127.0.0.1:0'],
       ...['--capture', `${base}.jsonl`, '--format', 'json', '--output', `${base}.json`],
     ],
     /\[watch\] listening (\S+)/,
@@ -105,7 +107,7 @@ describe('watch: session ids of an SDK v1 legacy-session server', { timeout: 90_
       spawnSync(
         process.execPath,
         [
-          ...['--import', 'tsx', 'src/cli/main.ts', 'check', `${base}.jsonl`],
+          ...[CLI_MAIN, 'check', `${base}.jsonl`],
           ...['--format', 'json', '--output', `${base}-check.json`],
         ],
         { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000 },

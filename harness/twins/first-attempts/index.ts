@@ -7,7 +7,6 @@
  * over stdio. docs/fixtures.md describes every variant.
  */
 import { randomBytes } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { McpServer, type McpServerFactory } from '@modelcontextprotocol/server';
 import { createMemoryLedger } from '../../../src/ledger/memory.js';
 import type { Verdict } from '../../../src/probe/types.js';
@@ -21,6 +20,7 @@ import { registerPublishPost } from './publish.js';
 import { registerOrderSupplies } from './supplies.js';
 import { createBookingBook, registerTables } from './tables.js';
 import { registerPlanTrip, TRIP_VARIANTS, type TripVariant } from './trip.js';
+import { nodeEntry } from '../../node-entry.js';
 
 export const FIRST_ATTEMPT_VARIANTS = [
   'json-user',
@@ -148,15 +148,11 @@ export const FIRST_ATTEMPT_EXPECTED: Readonly<Record<FirstAttemptVariant, Verdic
   },
 };
 
-const MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
-
-/** The command that serves `variant` over stdio, from source (tsx) or built. */
+/** The command that serves `variant` over stdio, built, or from source (see node-entry.ts). */
 export function firstAttemptStdioCommand(variant: string): { command: string; args: string[] } {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const entry = fromSource ? MAIN.replace(/\.js$/, '.ts') : MAIN;
   return {
     command: process.execPath,
-    args: [...(fromSource ? ['--import', 'tsx'] : []), entry, '--variant', variant],
+    args: [...nodeEntry(import.meta.url, './main.js'), '--variant', variant],
   };
 }
 

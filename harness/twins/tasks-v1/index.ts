@@ -12,7 +12,6 @@
  * other task fixtures read them; it reaches the store through `principals` (`store.ts`).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -32,6 +31,7 @@ import {
 import { v1TaskServer } from './server.js';
 import { principals, V1_STORES, v1TaskStore } from './store.js';
 import { listenOnLoopback } from '../foreign/host.js';
+import { nodeEntry } from '../../node-entry.js';
 
 export const V1_VARIANTS = V1_STORES;
 export type V1Variant = (typeof V1_VARIANTS)[number];
@@ -162,15 +162,11 @@ export async function serveV1Stdio(variant: string, log: FixtureLog = stderrLog)
   await server.close().catch(() => undefined);
 }
 
-const MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
-
-/** The command that serves `variant` over stdio, from source (tsx) or built. */
+/** The command that serves `variant` over stdio, built, or from source (see node-entry.ts). */
 export function v1StdioCommand(variant: string): { command: string; args: string[] } {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const entry = fromSource ? MAIN.replace(/\.js$/, '.ts') : MAIN;
   return {
     command: process.execPath,
-    args: [...(fromSource ? ['--import', 'tsx'] : []), entry, '--variant', variant],
+    args: [...nodeEntry(import.meta.url, './main.js'), '--variant', variant],
   };
 }
 

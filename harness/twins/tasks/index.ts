@@ -13,7 +13,6 @@
  * task has finished (B is refused it while it runs). In
  * every variant `handle/cross-principal` is SKIPPED: no tool takes a task id back.
  */
-import { fileURLToPath } from 'node:url';
 import type { Verdict } from '../../../src/probe/types.js';
 import { callerFor } from '../foreign/caller.js';
 import { hostHttp, hostStdio } from '../foreign/host.js';
@@ -21,6 +20,7 @@ import { variantIn, type ForeignTwin, type IdentityCarrier } from '../foreign/tw
 import { quietLog, stderrLog, type FixtureLog } from '../../../src/fixture/log.js';
 import { TASK_MODES, taskBook } from './book.js';
 import { taskServerFactory } from './server.js';
+import { nodeEntry } from '../../node-entry.js';
 
 /**
  * `slow` and `slow-finished-leak`: the export asks nothing and runs {@link SLOW_RUN_MS} before its
@@ -81,15 +81,11 @@ function factoryFor(variant: string, transport: 'http' | 'stdio', log: FixtureLo
   });
 }
 
-const MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
-
-/** The command that serves `variant` over stdio, from source (tsx) or built. */
+/** The command that serves `variant` over stdio, built, or from source (see node-entry.ts). */
 export function taskStdioCommand(variant: string): { command: string; args: string[] } {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const entry = fromSource ? MAIN.replace(/\.js$/, '.ts') : MAIN;
   return {
     command: process.execPath,
-    args: [...(fromSource ? ['--import', 'tsx'] : []), entry, '--variant', variant],
+    args: [...nodeEntry(import.meta.url, './main.js'), '--variant', variant],
   };
 }
 

@@ -7,13 +7,13 @@
  * scanner declared the Tasks extension its `-32021` asked for. The task tool is found by calling the
  * tools in the server's order (it is the ninth), and A's job is polled to its end first.
  */
-import { fileURLToPath } from 'node:url';
 import type { Verdict } from '../../../../src/probe/types.js';
 import { quietLog, stderrLog } from '../../../../src/fixture/log.js';
 import { callerFor } from '../caller.js';
 import { hostHttp, hostStdio } from '../host.js';
 import { variantIn, type ForeignTwin, type IdentityCarrier } from '../twin.js';
 import { Auftragsbuch, WERKSTATT_VARIANTS, werkstattFactory } from './server.js';
+import { nodeEntry } from '../../../node-entry.js';
 
 const HTTP: IdentityCarrier = { kind: 'header', name: 'X-Werkstatt-Key' };
 const STDIO: IdentityCarrier = { kind: 'bearer' };
@@ -42,15 +42,11 @@ export const WERKSTATT_EXPECTED: Readonly<
   gated: v('confirmed', 'confirmed'),
 };
 
-const MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
-
-/** The command that serves `variant` over stdio, from source (tsx) or built. */
+/** The command that serves `variant` over stdio, built, or from source (see node-entry.ts). */
 export function werkstattStdioCommand(variant: string): { command: string; args: string[] } {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const entry = fromSource ? MAIN.replace(/\.js$/, '.ts') : MAIN;
   return {
     command: process.execPath,
-    args: [...(fromSource ? ['--import', 'tsx'] : []), entry, '--variant', variant],
+    args: [...nodeEntry(import.meta.url, './main.js'), '--variant', variant],
   };
 }
 
