@@ -52,7 +52,7 @@ export const MODULES = {
   },
   // The scanner's verdict rules: the runner (controls downgrade, timeouts, errors) …
   runner: {
-    mutate: ['src/probe/run.ts'],
+    mutate: ['src/probe/runner/run.ts'],
     tests: ['test/probe/engine/run.test.ts', 'test/probe/engine/run-rules.test.ts'],
   },
   // … where a value may be carried (the encodings a control canary is searched in) …
@@ -64,11 +64,11 @@ export const MODULES = {
   // each decision, and the blind-spot scans (one module per trial: each mutant there costs whole
   // scans; the fixture's proof table, minutes per mutant, is left to `npm test`).
   'handle-trial': {
-    mutate: ['src/probe/trials/handle-trial.ts'],
+    mutate: ['src/probe/experiments/handle-trial.ts'],
     tests: ['test/probe/handle-trial.test.ts', 'test/probe/blind-spots.test.ts'],
   },
   'replay-trial': {
-    mutate: ['src/probe/trials/replay-trial.ts', 'src/probe/trials/trial.ts'],
+    mutate: ['src/probe/experiments/replay-trial.ts', 'src/probe/experiments/trial.ts'],
     tests: ['test/probe/replay-trial.test.ts', 'test/probe/blind-spots.test.ts'],
   },
 } as const satisfies Record<

@@ -17,8 +17,8 @@ import {
   complexityStdioCommand,
   type ComplexityShape,
 } from '../twins/complexity/index.js';
-import { PROBES } from '../../src/probe/registry.js';
-import { runScan } from '../../src/probe/scan.js';
+import { PROBES } from '../../src/probe/runner/registry.js';
+import { runScan } from '../../src/probe/runner/scan.js';
 import { REPORTERS } from '../../src/report/index.js';
 import type { Reporter } from '../../src/report/types.js';
 

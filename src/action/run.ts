@@ -9,7 +9,7 @@
  * masked first (`::add-mask::`), reach the scanner only through its environment, and are cut out
  * of everything the scanner prints, should it ever print one.
  */
-import { undecided } from '../probe/decided.js';
+import { undecided } from '../probe/runner/decided.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CombinedReport, RunReport } from '../probe/types.js';
+import type { CombinedReport, RunReport } from '../probe/model/types.js';
 import { markdown } from '../report/markdown.js';
 import { parseSarifLocation, sourceRootOf } from '../report/sarif-location.js';
 import { sarif } from '../report/sarif.js';

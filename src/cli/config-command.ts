@@ -11,8 +11,8 @@
  * (SSE-only, a transport the scanner does not speak) is reported but does not raise the exit code.
  */
 import { createRedactor } from '../probe/evidence/evidence.js';
-import { applyBaselineToServers, failsRun, STALE_REASON } from '../probe/baseline.js';
-import type { CombinedReport, RegistrySummary, RunReport } from '../probe/types.js';
+import { applyBaselineToServers, failsRun, STALE_REASON } from '../probe/runner/baseline.js';
+import type { CombinedReport, RegistrySummary, RunReport } from '../probe/model/types.js';
 import { REPORTERS } from '../report/index.js';
 import { combinedSummaryLine, registryLine, serverCounts } from '../report/matrix.js';
 import { visibleLine } from '../report/visible.js';

@@ -4,8 +4,8 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { ProbeUsageError } from '../errors.js';
-import { parseBaseline } from '../probe/baseline.js';
-import type { Baseline } from '../probe/baseline.js';
+import { parseBaseline } from '../probe/runner/baseline.js';
+import type { Baseline } from '../probe/runner/baseline.js';
 
 /** Largest baseline file read; a real one is a few lines. */
 export const MAX_BASELINE_BYTES = 1024 * 1024;

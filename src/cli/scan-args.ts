@@ -8,13 +8,13 @@
 import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ProbeUsageError } from '../errors.js';
-import type { Baseline } from '../probe/baseline.js';
-import { findProbe, PROBES } from '../probe/registry.js';
-import type { Probe } from '../probe/define.js';
+import type { Baseline } from '../probe/runner/baseline.js';
+import { findProbe, PROBES } from '../probe/runner/registry.js';
+import type { Probe } from '../probe/model/probe.js';
 import type { ExtraSecret } from '../probe/evidence/evidence.js';
-import { SCAN_DEFAULTS } from '../probe/scan.js';
+import { SCAN_DEFAULTS } from '../probe/runner/scan.js';
 import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/target/session.js';
-import type { HttpTls, Target } from '../probe/types.js';
+import type { HttpTls, Target } from '../probe/model/types.js';
 import { EVIDENCE_MODES, isReportFormat, REPORT_FORMATS } from '../report/index.js';
 import type { EvidenceMode, ReportFormat } from '../report/index.js';
 import { parseSarifLocation, sourceRootOf } from '../report/sarif-location.js';

@@ -6,10 +6,10 @@
  */
 import { argsOrExit, stderrLine } from './subcommand.js';
 import { baselineText } from './write-baseline.js';
-import { applyBaseline, STALE_REASON } from '../probe/baseline.js';
-import { planTarget, runScan } from '../probe/scan.js';
+import { applyBaseline, STALE_REASON } from '../probe/runner/baseline.js';
+import { planTarget, runScan } from '../probe/runner/scan.js';
 import { planHeadline, renderPlan } from '../report/plan.js';
-import type { ScanProgress } from '../probe/scan.js';
+import type { ScanProgress } from '../probe/runner/scan.js';
 import { certXGenErrored } from '../report/cert-x-gen.js';
 import { REPORTERS } from '../report/index.js';
 import { summaryLine } from '../report/text.js';

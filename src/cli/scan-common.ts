@@ -5,12 +5,12 @@
  * own so neither command imports the other's module in both directions.
  */
 import { writeFileSync } from 'node:fs';
-import { failsRun, UNMATCHED_REASON } from '../probe/baseline.js';
-import { nothingDecided, undecidedSurface } from '../probe/decided.js';
-import type { ScanProgress } from '../probe/scan.js';
-import type { BaselineSummary, RunReport } from '../probe/types.js';
+import { failsRun, UNMATCHED_REASON } from '../probe/runner/baseline.js';
+import { nothingDecided, undecidedSurface } from '../probe/runner/decided.js';
+import type { ScanProgress } from '../probe/runner/scan.js';
+import type { BaselineSummary, RunReport } from '../probe/model/types.js';
 import { clipWords } from '../report/plan.js';
-import { cutShortSentence } from '../probe/surface/surface-map.js';
+import { cutShortSentence } from '../probe/model/surface-map.js';
 import { sourceRootOf } from '../report/sarif-location.js';
 import type { RenderOptions } from '../report/types.js';
 import type { SharedScanConfig } from './config/scan-servers.js';

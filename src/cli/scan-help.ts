@@ -2,8 +2,8 @@
  * `stateguard scan --help`. Every flag `parseArgs` accepts is documented here, and the flag table in
  * docs/scanner.md lists the same flags (test/cli/help-table.test.ts holds both to that).
  */
-import { PROBES } from '../probe/registry.js';
-import { SCAN_DEFAULTS } from '../probe/scan.js';
+import { PROBES } from '../probe/runner/registry.js';
+import { SCAN_DEFAULTS } from '../probe/runner/scan.js';
 import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/target/session.js';
 import { STDIO_CLOSE_GRACE_MS } from '../probe/target/stdio.js';
 import { COMBINED_FORMATS, EVIDENCE_MODES, REPORT_FORMATS } from '../report/index.js';

@@ -10,8 +10,8 @@
  * cut again here to a fixed length, as the engine shows it whole.
  */
 import { headline } from './headline.js';
-import { HANDLE_HIJACKING, MRTR_BINDING } from '../probe/references.js';
-import type { ProbeResult, RunReport } from '../probe/types.js';
+import { HANDLE_HIJACKING, MRTR_BINDING } from '../probe/model/references.js';
+import type { ProbeResult, RunReport } from '../probe/model/types.js';
 import { evidenceLine } from './evidence-lines.js';
 import type { Reporter } from './types.js';
 import { escapeJsonText } from './visible.js';

@@ -4,7 +4,7 @@
  * so two exchanges can still be compared (issued vs tampered) without pages of base64.
  */
 import { createHash } from 'node:crypto';
-import type { Evidence, ProbeResult } from '../probe/types.js';
+import type { Evidence, ProbeResult } from '../probe/model/types.js';
 import type { EvidenceMode } from './types.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>

@@ -11,9 +11,9 @@
  * never into a URL, a style, or an attribute. Ids and classes are built from indices and verdicts.
  */
 import { headline, onTargetProblem, shownReason, TARGET_PROBLEM_REASON } from './headline.js';
-import { cutShortSentence } from '../probe/surface/surface-map.js';
+import { cutShortSentence } from '../probe/model/surface-map.js';
 import { createdSentence } from './created.js';
-import { STALE_REASON } from '../probe/baseline.js';
+import { STALE_REASON } from '../probe/runner/baseline.js';
 import type {
   CallPlan,
   CombinedReport,
@@ -21,8 +21,8 @@ import type {
   ProbeResult,
   RunReport,
   Verdict,
-} from '../probe/types.js';
-import { CALL_CLASSES, VERDICTS } from '../probe/types.js';
+} from '../probe/model/types.js';
+import { CALL_CLASSES, VERDICTS } from '../probe/model/types.js';
 import {
   answerMessage,
   evidenceLine,

@@ -9,8 +9,8 @@
  * `stateguard.baseline`: the failures then count exactly what makes the run exit 1.
  */
 import { createdItem, createdSentence } from './created.js';
-import { undecidedCount } from '../probe/decided.js';
-import { STALE_REASON } from '../probe/baseline.js';
+import { undecidedCount } from '../probe/runner/decided.js';
+import { STALE_REASON } from '../probe/runner/baseline.js';
 import type {
   BaselineSummary,
   CallPlan,
@@ -18,7 +18,7 @@ import type {
   ProbeResult,
   RunReport,
   Verdict,
-} from '../probe/types.js';
+} from '../probe/model/types.js';
 import { notScannedReasons, registryLine } from './matrix.js';
 import { detailLines } from './evidence-lines.js';
 import { leftAloneLine, PLAN_ELSEWHERE, planCounts, planGroups } from './plan.js';

@@ -2,10 +2,10 @@
  * The server × probe verdict matrix of a combined report (`--config`), shared by the text and
  * Markdown reporters, and the one-line summary of a combined report.
  */
-import { failsRun } from '../probe/baseline.js';
-import { nothingDecided, undecidedSurface } from '../probe/decided.js';
-import type { CombinedReport, RunReport, ServerCounts, Verdict } from '../probe/types.js';
-import { VERDICTS } from '../probe/types.js';
+import { failsRun } from '../probe/runner/baseline.js';
+import { nothingDecided, undecidedSurface } from '../probe/runner/decided.js';
+import type { CombinedReport, RunReport, ServerCounts, Verdict } from '../probe/model/types.js';
+import { VERDICTS } from '../probe/model/types.js';
 
 /** How a report's `problem` starts when its entry was left alone by design (see cli/config/plan.ts). */
 const NOT_SCANNED = 'not scanned: ';

@@ -8,7 +8,12 @@
  * cell is cut to a width, and what was cut is said; control and bidi characters are shown
  * escaped, line breaks included, so one name is one cell of one row ({@link visibleLine}).
  */
-import { CALL_CLASSES, type CallClass, type CallPlan, type PlanEntry } from '../probe/types.js';
+import {
+  CALL_CLASSES,
+  type CallClass,
+  type CallPlan,
+  type PlanEntry,
+} from '../probe/model/types.js';
 import { visibleLine } from './visible.js';
 
 /** The rule, said once under every plan shown to a person. */

@@ -24,7 +24,7 @@
 import { createdSentence } from './created.js';
 import { headline } from './headline.js';
 import { notScannedReasons } from './matrix.js';
-import { undecidedCount } from '../probe/decided.js';
+import { undecidedCount } from '../probe/runner/decided.js';
 import { createHash } from 'node:crypto';
 import type {
   Invocation,
@@ -35,7 +35,7 @@ import type {
   Run,
   Suppression,
 } from 'sarif';
-import { entryProbeId, STALE_REASON } from '../probe/baseline.js';
+import { entryProbeId, STALE_REASON } from '../probe/runner/baseline.js';
 import type {
   CallPlan,
   CombinedReport,
@@ -43,7 +43,7 @@ import type {
   ReportRule,
   RunReport,
   Verdict,
-} from '../probe/types.js';
+} from '../probe/model/types.js';
 import { evidenceLine } from './evidence-lines.js';
 import { clipRaw, leftAloneLine, PLAN_ELSEWHERE, planCounts, planGroups, reachOf } from './plan.js';
 import { placeOf, pseudoPath, repoRelative, SRCROOT, type SarifPlace } from './sarif-location.js';

@@ -3,11 +3,11 @@
  * beneath, an evidence summary, and the summary line. `errored` is never green.
  */
 
-import { nothingDecided, undecidedClause } from '../probe/decided.js';
-import { cutShortSentence } from '../probe/surface/surface-map.js';
+import { nothingDecided, undecidedClause } from '../probe/runner/decided.js';
+import { cutShortSentence } from '../probe/model/surface-map.js';
 import { createdItem, createdSentence } from './created.js';
 import { onTargetProblem, TARGET_PROBLEM_REASON } from './headline.js';
-import { STALE_REASON } from '../probe/baseline.js';
+import { STALE_REASON } from '../probe/runner/baseline.js';
 import type {
   BaselineSummary,
   CombinedReport,
@@ -15,8 +15,8 @@ import type {
   RunReport,
   ShedSummary,
   Verdict,
-} from '../probe/types.js';
-import { VERDICTS } from '../probe/types.js';
+} from '../probe/model/types.js';
+import { VERDICTS } from '../probe/model/types.js';
 import { detailLines } from './evidence-lines.js';
 import {
   cell,

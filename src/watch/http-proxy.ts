@@ -21,7 +21,7 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createParser } from 'eventsource-parser';
-import { alphabetSize, predictNext } from '../probe/trials/task-ids.js';
+import { alphabetSize, predictNext } from '../probe/experiments/task-ids.js';
 import {
   MAX_RECORDED_MESSAGE,
   type CaptureLine,

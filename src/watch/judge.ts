@@ -7,7 +7,7 @@
  * JSON-RPC error or an `isError` result is a refusal. A flow "completed" when an accepted answer to
  * a request carrying a state has `resultType` `complete` (or none).
  */
-import { alphabetSize, MIN_ID_BITS, predictNext } from '../probe/trials/task-ids.js';
+import { alphabetSize, MIN_ID_BITS, predictNext } from '../probe/experiments/task-ids.js';
 import type { CaptureLine, CapturedState } from './capture.js';
 import { JUDGEMENTS, MISSING, type JudgementId, type Material } from './judgements.js';
 

@@ -4,8 +4,8 @@
  * finding (pointing at its capture lines), one `refuted` result per judgement the traffic could
  * have shown and did not, one `skipped` result per judgement it had no material for.
  */
-import { packageVersion } from '../probe/version.js';
-import type { ProbeResult, RunReport, TransportKind } from '../probe/types.js';
+import { packageVersion } from '../probe/runner/version.js';
+import type { ProbeResult, RunReport, TransportKind } from '../probe/model/types.js';
 import type { CaptureLine } from './capture.js';
 import type { Judged } from './judge.js';
 import { JUDGEMENTS, judgementOf } from './judgements.js';

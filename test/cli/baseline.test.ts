@@ -10,10 +10,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { exitCodeOf } from '../../src/cli/scan-command.js';
 import { ProbeUsageError } from '../../src/errors.js';
 import type { Mode } from '../../src/fixture/flaws.js';
-import { applyBaseline, parseBaseline, targetKey } from '../../src/probe/baseline.js';
-import { PROBES } from '../../src/probe/registry.js';
-import { displayTarget } from '../../src/probe/scan.js';
-import type { RunReport } from '../../src/probe/types.js';
+import { applyBaseline, parseBaseline, targetKey } from '../../src/probe/runner/baseline.js';
+import { PROBES } from '../../src/probe/runner/registry.js';
+import { displayTarget } from '../../src/probe/runner/scan.js';
+import type { RunReport } from '../../src/probe/model/types.js';
 import { runCli, builtFixtureStdio } from '../helpers/cli.js';
 import { report } from '../report/sample-report.js';
 

@@ -22,8 +22,8 @@ import {
   applyBaselineToServers,
   failsRun,
   parseBaseline,
-} from '../../src/probe/baseline.js';
-import type { CombinedReport, RunReport } from '../../src/probe/types.js';
+} from '../../src/probe/runner/baseline.js';
+import type { CombinedReport, RunReport } from '../../src/probe/model/types.js';
 import { combined } from '../report/sample-combined.js';
 import { report } from '../report/sample-report.js';
 

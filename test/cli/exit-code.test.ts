@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { exitCodeOf } from '../../src/cli/scan-command.js';
-import { nothingDecided, undecidedCount } from '../../src/probe/decided.js';
-import type { ProbeResult, RunReport, Verdict } from '../../src/probe/types.js';
+import { nothingDecided, undecidedCount } from '../../src/probe/runner/decided.js';
+import type { ProbeResult, RunReport, Verdict } from '../../src/probe/model/types.js';
 import { report } from '../report/sample-report.js';
 
 const withVerdicts = (verdicts: readonly Verdict[], extra: Partial<RunReport> = {}): RunReport => {

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedFor } from '../../src/fixture/flaws.js';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import { quietLog } from '../../src/fixture/log.js';
-import { PROBES } from '../../src/probe/registry.js';
-import type { RunReport } from '../../src/probe/types.js';
+import { PROBES } from '../../src/probe/runner/registry.js';
+import type { RunReport } from '../../src/probe/model/types.js';
 import { CLI_MAIN, runCli } from '../helpers/cli.js';
 import { startHttpServer } from '../servers/http-server.js';
 

@@ -7,16 +7,16 @@ import { expect, it } from 'vitest';
 import { limit } from './limit.js';
 import { startForeign } from '../../harness/twins/foreign/targets.js';
 import type { ForeignTwin } from '../../harness/twins/foreign/twin.js';
-import type { Probe } from '../../src/probe/define.js';
-import { findProbe, PROBES } from '../../src/probe/registry.js';
-import { runScan } from '../../src/probe/scan.js';
+import type { Probe } from '../../src/probe/model/probe.js';
+import { findProbe, PROBES } from '../../src/probe/runner/registry.js';
+import { runScan } from '../../src/probe/runner/scan.js';
 import type {
   Evidence,
   ProbeResult,
   RunReport,
   TransportKind,
   Verdict,
-} from '../../src/probe/types.js';
+} from '../../src/probe/model/types.js';
 
 /**
  * One scan of `twin` in `variant` over `transport`, with every probe unless `probes` names some; the

@@ -7,8 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { booking, drawCode } from '../../harness/twins/foreign/missed/booking.js';
 import { startForeign } from '../../harness/twins/foreign/targets.js';
-import { PROBES } from '../../src/probe/registry.js';
-import { runScan } from '../../src/probe/scan.js';
+import { PROBES } from '../../src/probe/runner/registry.js';
+import { runScan } from '../../src/probe/runner/scan.js';
 
 const RUNS = 5;
 

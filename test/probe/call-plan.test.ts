@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildCallPlan, unlistedAllowed } from '../../src/probe/plan/call-plan.js';
 import { classifyReadable, classifyTool } from '../../src/probe/plan/classify.js';
-import type { ProtocolInfo, ToolInfo } from '../../src/probe/types.js';
+import type { ProtocolInfo, ToolInfo } from '../../src/probe/model/types.js';
 
 const obj = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   type: 'object',

@@ -6,11 +6,11 @@
  * (test/servers/capability-gate.ts).
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { PROBES } from '../../src/probe/registry.js';
-import { runScan } from '../../src/probe/scan.js';
+import { PROBES } from '../../src/probe/runner/registry.js';
+import { runScan } from '../../src/probe/runner/scan.js';
 import { openSession } from '../../src/probe/target/session.js';
 import { unhonourable, withRequired } from '../../src/probe/target/capabilities.js';
-import type { Evidence, ProbeResult, Target, TransportKind } from '../../src/probe/types.js';
+import type { Evidence, ProbeResult, Target, TransportKind } from '../../src/probe/model/types.js';
 import { startInputKindsHttp, type Shape, type Variant } from '../servers/input-kinds.js';
 import { startHttpServer } from '../servers/http-server.js';
 import { startHostileProxy } from '../servers/hostile-proxy.js';

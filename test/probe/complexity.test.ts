@@ -18,10 +18,10 @@ import {
   type ComplexityShape,
 } from '../../harness/twins/complexity/index.js';
 import { expectedFor } from '../../src/fixture/flaws.js';
-import { PROBES } from '../../src/probe/registry.js';
-import { runScan } from '../../src/probe/scan.js';
+import { PROBES } from '../../src/probe/runner/registry.js';
+import { runScan } from '../../src/probe/runner/scan.js';
 import { STDIO_CLOSE_GRACE_MS } from '../../src/probe/target/stdio.js';
-import type { CombinedReport, RunReport } from '../../src/probe/types.js';
+import type { CombinedReport, RunReport } from '../../src/probe/model/types.js';
 import { json } from '../../src/report/json.js';
 import { runCli, builtFixtureStdio } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/spawn-stdio.js';

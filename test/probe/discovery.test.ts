@@ -14,7 +14,7 @@ import {
 } from '../../src/probe/surface/harvest.js';
 import { consumerCall, recipeName, type HandleRecipe } from '../../src/probe/surface/recipes.js';
 import { fillSlots, fitScore, surveyOrder } from '../../src/probe/surface/survey.js';
-import type { ToolInfo } from '../../src/probe/types.js';
+import type { ToolInfo } from '../../src/probe/model/types.js';
 
 const text = (t: string) => ({ type: 'text', text: t });
 const prose = (t: string) => ({ content: [text(t)] });

@@ -5,10 +5,10 @@
  * two become false confirmations.
  */
 import { describe, expect, it } from 'vitest';
-import { findProbe } from '../../src/probe/registry.js';
-import { runScan } from '../../src/probe/scan.js';
-import type { ProbeSettings } from '../../src/probe/define.js';
-import type { ProbeResult } from '../../src/probe/types.js';
+import { findProbe } from '../../src/probe/runner/registry.js';
+import { runScan } from '../../src/probe/runner/scan.js';
+import type { ProbeSettings } from '../../src/probe/model/probe.js';
+import type { ProbeResult } from '../../src/probe/model/types.js';
 import { builtPath } from '../helpers/cli.js';
 
 // This run's build of the server (test/helpers/built.ts): no tsx to load each time.

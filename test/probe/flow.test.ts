@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { answerInputs, preferredShape } from '../../src/probe/trials/answers.js';
-import { readOutcome } from '../../src/probe/trials/rounds.js';
+import { answerInputs, preferredShape } from '../../src/probe/driver/answers.js';
+import { readOutcome } from '../../src/probe/driver/rounds.js';
 
 describe('reading an outcome', () => {
   it('takes a JSON-RPC error and an isError result as refusals', () => {

@@ -7,10 +7,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp } from '../../src/fixture/http.js';
 import type { Mode } from '../../src/fixture/flaws.js';
-import { PROBES } from '../../src/probe/registry.js';
-import { handleDifference, swapCarried } from '../../src/probe/trials/handle-trial.js';
-import { runScan } from '../../src/probe/scan.js';
-import type { ProbeResult } from '../../src/probe/types.js';
+import { PROBES } from '../../src/probe/runner/registry.js';
+import { handleDifference, swapCarried } from '../../src/probe/experiments/handle-trial.js';
+import { runScan } from '../../src/probe/runner/scan.js';
+import type { ProbeResult } from '../../src/probe/model/types.js';
 import { startProbeServer, type ProbeServerOptions } from '../servers/probe-server.js';
 
 const open: { close(): Promise<void> }[] = [];

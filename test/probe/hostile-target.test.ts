@@ -5,9 +5,9 @@
  * while the handle probe still reaches its verdict on the ordinary pair.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROBES } from '../../src/probe/registry.js';
-import { runScan } from '../../src/probe/scan.js';
-import type { RunReport, Target } from '../../src/probe/types.js';
+import { PROBES } from '../../src/probe/runner/registry.js';
+import { runScan } from '../../src/probe/runner/scan.js';
+import type { RunReport, Target } from '../../src/probe/model/types.js';
 import { EVIDENCE_MODES, REPORT_FORMATS, REPORTERS } from '../../src/report/index.js';
 import { builtPath, runCli } from '../helpers/cli.js';
 import { EVIL, RISKY_TOOLS } from '../servers/hostile-target.js';

@@ -8,9 +8,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { expectedFor, WITNESSED_PROBES, type Mode } from '../../src/fixture/flaws.js';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import type { ShedOptions } from '../../src/fixture/shed.js';
-import { PROBES } from '../../src/probe/registry.js';
-import { runScan } from '../../src/probe/scan.js';
-import type { RunReport, TransportKind } from '../../src/probe/types.js';
+import { PROBES } from '../../src/probe/runner/registry.js';
+import { runScan } from '../../src/probe/runner/scan.js';
+import type { RunReport, TransportKind } from '../../src/probe/model/types.js';
 import { text } from '../../src/report/text.js';
 import { builtFixtureStdio } from '../helpers/cli.js';
 

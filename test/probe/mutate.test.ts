@@ -6,7 +6,7 @@ import {
   flipAt,
   planMutations,
   randomSameShape,
-} from '../../src/probe/trials/mutate.js';
+} from '../../src/probe/experiments/mutate.js';
 
 const state = {
   principal: 'alice',

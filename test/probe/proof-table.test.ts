@@ -12,9 +12,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectedFor, MODES, WITNESSED_PROBES, type Mode } from '../../src/fixture/flaws.js';
 import { startFixtureHttp } from '../../src/fixture/http.js';
-import { PROBES } from '../../src/probe/registry.js';
-import { runScan } from '../../src/probe/scan.js';
-import type { ProbeResult, RunReport, TransportKind } from '../../src/probe/types.js';
+import { PROBES } from '../../src/probe/runner/registry.js';
+import { runScan } from '../../src/probe/runner/scan.js';
+import type { ProbeResult, RunReport, TransportKind } from '../../src/probe/model/types.js';
 import { certXGen } from '../../src/report/cert-x-gen.js';
 import { parseCertXGen, seedStatus } from '../helpers/cert-x-gen.js';
 import { limit } from '../helpers/limit.js';

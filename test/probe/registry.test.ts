@@ -3,7 +3,7 @@
  * shown when it is refuted) and the flaw a confirmed result found, and the two never read alike.
  */
 import { describe, expect, it } from 'vitest';
-import { findProbe, PROBES } from '../../src/probe/registry.js';
+import { findProbe, PROBES } from '../../src/probe/runner/registry.js';
 
 describe('the probe registry', () => {
   it('gives every probe a unique id, a title and a flaw of its own', () => {

@@ -8,16 +8,22 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp } from '../../src/fixture/http.js';
 import type { Mode } from '../../src/fixture/flaws.js';
-import { confirmed, defineProbe, errored, refuted, skipped } from '../../src/probe/define.js';
-import type { ProbeDecision } from '../../src/probe/define.js';
+import { confirmed, defineProbe, errored, refuted, skipped } from '../../src/probe/model/probe.js';
+import type { ProbeDecision } from '../../src/probe/model/probe.js';
 import { createRedactor } from '../../src/probe/evidence/evidence.js';
-import { PROBES } from '../../src/probe/registry.js';
-import { runProbe } from '../../src/probe/run.js';
-import { runScan } from '../../src/probe/scan.js';
+import { PROBES } from '../../src/probe/runner/registry.js';
+import { runProbe } from '../../src/probe/runner/run.js';
+import { runScan } from '../../src/probe/runner/scan.js';
 import { openSession } from '../../src/probe/target/session.js';
-import { check, outOfBudget, report, startTrial, strongest } from '../../src/probe/trials/trial.js';
-import type { Trial } from '../../src/probe/trials/trial.js';
-import type { ProbeResult } from '../../src/probe/types.js';
+import {
+  check,
+  outOfBudget,
+  report,
+  startTrial,
+  strongest,
+} from '../../src/probe/experiments/trial.js';
+import type { Trial } from '../../src/probe/experiments/trial.js';
+import type { ProbeResult } from '../../src/probe/model/types.js';
 import { startHttpServer } from '../servers/http-server.js';
 import { startProbeServer, type ProbeServerOptions } from '../servers/probe-server.js';
 import { IDS, sessionOptions } from './engine/helpers.js';

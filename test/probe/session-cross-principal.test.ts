@@ -9,9 +9,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { sessionNotes } from '../../harness/twins/foreign/session-notes/index.js';
 import type { RunningTwin } from '../../harness/twins/foreign/twin.js';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
-import { findProbe } from '../../src/probe/registry.js';
-import { runScan } from '../../src/probe/scan.js';
-import type { Evidence, ProbeResult, Target } from '../../src/probe/types.js';
+import { findProbe } from '../../src/probe/runner/registry.js';
+import { runScan } from '../../src/probe/runner/scan.js';
+import type { Evidence, ProbeResult, Target } from '../../src/probe/model/types.js';
 import { builtFixtureStdio } from '../helpers/cli.js';
 
 const probe = findProbe('session/cross-principal');

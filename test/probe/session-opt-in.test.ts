@@ -8,10 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSessionNotes } from '../../harness/twins/foreign/session-notes/index.js';
 import type { RunningTwin } from '../../harness/twins/foreign/twin.js';
-import { findProbe } from '../../src/probe/registry.js';
-import { runScan } from '../../src/probe/scan.js';
-import { leftAloneWhy, uncalledTools } from '../../src/probe/surface/tool-risk.js';
-import type { RunReport } from '../../src/probe/types.js';
+import { findProbe } from '../../src/probe/runner/registry.js';
+import { runScan } from '../../src/probe/runner/scan.js';
+import { leftAloneWhy, uncalledTools } from '../../src/probe/plan/tool-risk.js';
+import type { RunReport } from '../../src/probe/model/types.js';
 
 const TOOL = 'send_note';
 const ID = 'session/cross-principal';

@@ -9,9 +9,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import { FIXTURE_SERVER_INFO } from '../../src/fixture/server.js';
 import { createWorkspaceDirectory } from '../../src/fixture/workspaces.js';
-import { findProbe } from '../../src/probe/registry.js';
-import { runScan } from '../../src/probe/scan.js';
-import type { ProbeResult, Target } from '../../src/probe/types.js';
+import { findProbe } from '../../src/probe/runner/registry.js';
+import { runScan } from '../../src/probe/runner/scan.js';
+import type { ProbeResult, Target } from '../../src/probe/model/types.js';
 import { builtFixtureStdio } from '../helpers/cli.js';
 
 const probe = findProbe('state/cross-instance');

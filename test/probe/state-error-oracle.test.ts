@@ -7,8 +7,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import { withoutEcho } from '../../src/probe/evidence/encodings.js';
-import { findProbe } from '../../src/probe/registry.js';
-import { runScan } from '../../src/probe/scan.js';
+import { findProbe } from '../../src/probe/runner/registry.js';
+import { runScan } from '../../src/probe/runner/scan.js';
 import { builtFixtureStdio } from '../helpers/cli.js';
 
 const probe = findProbe('state/error-oracle');

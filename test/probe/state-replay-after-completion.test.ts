@@ -8,8 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { FOREIGN_TWINS } from '../../harness/twins/foreign/index.js';
 import { startForeign, type ForeignTarget } from '../../harness/twins/foreign/targets.js';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
-import { findProbe } from '../../src/probe/registry.js';
-import { runScan } from '../../src/probe/scan.js';
+import { findProbe } from '../../src/probe/runner/registry.js';
+import { runScan } from '../../src/probe/runner/scan.js';
 
 const probe = findProbe('state/replay-after-completion');
 if (probe === undefined) throw new Error('state/replay-after-completion is not registered');

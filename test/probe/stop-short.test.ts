@@ -6,9 +6,9 @@
  * of one of its own fields.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { PROBES } from '../../src/probe/registry.js';
-import { runScan } from '../../src/probe/scan.js';
-import type { ProbeResult, TransportKind } from '../../src/probe/types.js';
+import { PROBES } from '../../src/probe/runner/registry.js';
+import { runScan } from '../../src/probe/runner/scan.js';
+import type { ProbeResult, TransportKind } from '../../src/probe/model/types.js';
 import { startStopShortHttp, type Shape, type Variant } from '../servers/stop-short.js';
 import { builtPath } from '../helpers/cli.js';
 

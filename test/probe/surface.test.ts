@@ -6,9 +6,9 @@ import {
   pathKey,
   slotsOf,
   valueFor,
-} from '../../src/probe/surface/schema.js';
-import { riskReason as destructiveReason } from '../../src/probe/surface/tool-risk.js';
-import type { ToolInfo } from '../../src/probe/types.js';
+} from '../../src/probe/driver/schema.js';
+import { riskReason as destructiveReason } from '../../src/probe/plan/tool-risk.js';
+import type { ToolInfo } from '../../src/probe/model/types.js';
 
 const tool = (name: string, extra: Partial<ToolInfo> = {}): ToolInfo => ({ name, ...extra });
 

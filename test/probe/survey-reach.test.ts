@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalog } from '../../harness/twins/foreign/missed/catalog.js';
 import type { RunningTwin } from '../../harness/twins/foreign/twin.js';
-import { skipped } from '../../src/probe/define.js';
-import { runProbe } from '../../src/probe/run.js';
+import { skipped } from '../../src/probe/model/probe.js';
+import { runProbe } from '../../src/probe/runner/run.js';
 import type { SurfaceMap } from '../../src/probe/surface/recipes.js';
 import { survey } from '../../src/probe/surface/survey.js';
 import { openSession, type EngineSession } from '../../src/probe/target/session.js';

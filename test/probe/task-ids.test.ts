@@ -5,8 +5,8 @@ import {
   MIN_ID_BITS,
   predictNext,
   varyingBits,
-} from '../../src/probe/trials/task-ids.js';
-import { forgedTaskId } from '../../src/probe/trials/task-trial.js';
+} from '../../src/probe/experiments/task-ids.js';
+import { forgedTaskId } from '../../src/probe/experiments/task-trial.js';
 
 const NOW = Date.UTC(2026, 11, 2, 10, 0, 0);
 

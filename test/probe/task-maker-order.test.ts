@@ -4,9 +4,9 @@
  * and the declaration as `tools/list` carries it, read strictly.
  */
 import { describe, expect, it } from 'vitest';
-import { makerOrder } from '../../src/probe/surface/tasks.js';
+import { makerOrder } from '../../src/probe/experiments/tasks.js';
 import { readTools } from '../../src/probe/target/session-lists.js';
-import type { ToolInfo } from '../../src/probe/types.js';
+import type { ToolInfo } from '../../src/probe/model/types.js';
 
 describe('makerOrder', () => {
   it('puts declared task tools first (required, then optional), forbidden ones last, else the server order', () => {

@@ -11,9 +11,9 @@ import type { RunningTwin } from '../../harness/twins/foreign/twin.js';
 import { quietLog } from '../../src/fixture/log.js';
 import { taskBook } from '../../harness/twins/tasks/book.js';
 import { taskServerFactory } from '../../harness/twins/tasks/server.js';
-import { PROBES } from '../../src/probe/registry.js';
-import { runScan } from '../../src/probe/scan.js';
-import type { RunReport } from '../../src/probe/types.js';
+import { PROBES } from '../../src/probe/runner/registry.js';
+import { runScan } from '../../src/probe/runner/scan.js';
+import type { RunReport } from '../../src/probe/model/types.js';
 
 const TOOL = 'run_report_job';
 let twin: RunningTwin;

@@ -11,7 +11,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TASK_EXPECTED, taskFixture } from '../../harness/twins/tasks/index.js';
-import type { RunReport, TransportKind } from '../../src/probe/types.js';
+import type { RunReport, TransportKind } from '../../src/probe/model/types.js';
 import { itHasVerdict, probesNamed, requestsSent, scanTwin } from '../helpers/twin-scans.js';
 
 const IDS = [

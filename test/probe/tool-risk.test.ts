@@ -6,8 +6,8 @@ import {
   isRiskyParameter,
   riskReason,
   withoutOptionalSlots,
-} from '../../src/probe/surface/tool-risk.js';
-import type { ToolInfo } from '../../src/probe/types.js';
+} from '../../src/probe/plan/tool-risk.js';
+import type { ToolInfo } from '../../src/probe/model/types.js';
 
 /** A tool whose parameters are all strings the caller must give (a required slot is a harm sign). */
 const tool = (name: string, description: string, params: string[] = []): ToolInfo => ({

@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PROBES } from '../../src/probe/registry.js';
-import type { ProbeResult, RunReport } from '../../src/probe/types.js';
+import { PROBES } from '../../src/probe/runner/registry.js';
+import type { ProbeResult, RunReport } from '../../src/probe/model/types.js';
 import {
   CERT_X_GEN_TEMPLATE,
   certXGen,

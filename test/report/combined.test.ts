@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { combinedBaselineText } from '../../src/cli/write-baseline.js';
-import { parseBaseline } from '../../src/probe/baseline.js';
-import type { CombinedReport } from '../../src/probe/types.js';
+import { parseBaseline } from '../../src/probe/runner/baseline.js';
+import type { CombinedReport } from '../../src/probe/model/types.js';
 import { REPORTERS } from '../../src/report/index.js';
 import { combinedSummaryLine } from '../../src/report/matrix.js';
 import { combined } from './sample-combined.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Evidence, ProbeResult, RunReport } from '../../src/probe/types.js';
+import type { Evidence, ProbeResult, RunReport } from '../../src/probe/model/types.js';
 import { decisiveIndex, escapeHtml, html } from '../../src/report/html.js';
 import { baselinedReport, combinedReport, report } from './sample-report.js';
 import { CLI_MAIN, runCli } from '../helpers/cli.js';

@@ -5,7 +5,7 @@
  * reports.
  */
 import { describe, expect, it } from 'vitest';
-import type { PlanEntry, RunReport } from '../../src/probe/types.js';
+import type { PlanEntry, RunReport } from '../../src/probe/model/types.js';
 import { REPORTERS } from '../../src/report/index.js';
 import { toSarif, toSarifCombined } from '../../src/report/sarif.js';
 import type { RenderOptions } from '../../src/report/types.js';

@@ -4,7 +4,7 @@
  * ten thousand tools with names a megabyte long.
  */
 import { describe, expect, it } from 'vitest';
-import type { CallPlan, PlanEntry, RunReport } from '../../src/probe/types.js';
+import type { CallPlan, PlanEntry, RunReport } from '../../src/probe/model/types.js';
 import { REPORTERS } from '../../src/report/index.js';
 import {
   clipRaw,

@@ -2,9 +2,14 @@
  * One fixed RunReport with every verdict, a control that did not hold, an observation, a long
  * sealed blob and a notification before the answer: the input of the reporter and golden tests.
  */
-import type { CallPlan, CombinedReport, ReportRule, RunReport } from '../../src/probe/types.js';
-import { findProbe } from '../../src/probe/registry.js';
-import { ruleOf } from '../../src/probe/scan-report.js';
+import type {
+  CallPlan,
+  CombinedReport,
+  ReportRule,
+  RunReport,
+} from '../../src/probe/model/types.js';
+import { findProbe } from '../../src/probe/runner/registry.js';
+import { ruleOf } from '../../src/probe/runner/scan-report.js';
 
 /** The rules a scan puts in its report for these probes (scan-report.ts): the registry's. */
 function rulesOf(ids: readonly string[]): ReportRule[] {

@@ -3,8 +3,8 @@
  * spec's requirements), rules from the report's own rules once per id, and results by verdict.
  */
 import { describe, expect, it } from 'vitest';
-import { PROBES } from '../../src/probe/registry.js';
-import type { RunReport } from '../../src/probe/types.js';
+import { PROBES } from '../../src/probe/runner/registry.js';
+import type { RunReport } from '../../src/probe/model/types.js';
 import { SARIF_SCHEMA, toSarif } from '../../src/report/sarif.js';
 import { report } from './sample-report.js';
 import { sarifProblems } from './sarif-structure.js';

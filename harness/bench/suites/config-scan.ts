@@ -11,10 +11,10 @@
  */
 import { spawn } from 'node:child_process';
 import { expectedFor, type Mode } from '../../../src/fixture/flaws.js';
-import { fixtureStdioCommand } from '../../../harness/fixture/stdio-command.js';
+import { fixtureStdioCommand } from '../../fixture/stdio-command.js';
 import { FOREIGN_TWINS } from '../../twins/foreign/index.js';
 import { startForeign } from '../../twins/foreign/targets.js';
-import { PROBES } from '../../../src/probe/registry.js';
+import { PROBES } from '../../../src/probe/runner/registry.js';
 import type { ServerPlan } from '../../../src/cli/config/plan.js';
 import { scanServers } from '../../../src/cli/config/scan-servers.js';
 import { formatRatio, type BenchSuite, type Budget } from '../harness.js';

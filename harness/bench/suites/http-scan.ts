@@ -11,8 +11,8 @@
  */
 import { startFixtureHttp } from '../../../src/fixture/http.js';
 import { startHttpFront, type HttpFront } from '../../../src/fixture/http-front.js';
-import { PROBES } from '../../../src/probe/registry.js';
-import { runScan } from '../../../src/probe/scan.js';
+import { PROBES } from '../../../src/probe/runner/registry.js';
+import { runScan } from '../../../src/probe/runner/scan.js';
 import type { ConnectionPolicy } from '../../../src/probe/target/http-connection.js';
 import { formatRatio, type BenchSuite, type Budget } from '../harness.js';
 

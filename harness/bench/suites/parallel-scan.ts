@@ -17,10 +17,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { MODES, type Mode } from '../../../src/fixture/flaws.js';
-import { fixtureStdioCommand } from '../../../harness/fixture/stdio-command.js';
-import { PROBES } from '../../../src/probe/registry.js';
-import { runScan } from '../../../src/probe/scan.js';
-import type { RunReport, Target, TransportKind } from '../../../src/probe/types.js';
+import { fixtureStdioCommand } from '../../fixture/stdio-command.js';
+import { PROBES } from '../../../src/probe/runner/registry.js';
+import { runScan } from '../../../src/probe/runner/scan.js';
+import type { RunReport, Target, TransportKind } from '../../../src/probe/model/types.js';
 import { formatRatio, type BenchSuite, type Budget, type Check, type Table } from '../harness.js';
 
 const ROUNDS = 3;

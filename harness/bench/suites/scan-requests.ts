@@ -19,9 +19,9 @@ import { join } from 'node:path';
 import { expectedFor, MODES, type Mode } from '../../../src/fixture/flaws.js';
 import { startFixtureHttp } from '../../../src/fixture/http.js';
 import { fixtureStdioCommand } from '../../fixture/stdio-command.js';
-import { PROBES } from '../../../src/probe/registry.js';
-import { runScan } from '../../../src/probe/scan.js';
-import type { RunReport, Target, TransportKind } from '../../../src/probe/types.js';
+import { PROBES } from '../../../src/probe/runner/registry.js';
+import { runScan } from '../../../src/probe/runner/scan.js';
+import type { RunReport, Target, TransportKind } from '../../../src/probe/model/types.js';
 import { formatRatio, type BenchSuite, type Budget } from '../harness.js';
 
 /**

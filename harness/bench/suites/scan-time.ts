@@ -14,9 +14,9 @@ import { expectedFor } from '../../../src/fixture/flaws.js';
 import { startFixtureHttp } from '../../../src/fixture/http.js';
 import { FOREIGN_TWINS } from '../../twins/foreign/index.js';
 import { startForeign } from '../../twins/foreign/targets.js';
-import { PROBES } from '../../../src/probe/registry.js';
-import { runScan } from '../../../src/probe/scan.js';
-import type { RunReport } from '../../../src/probe/types.js';
+import { PROBES } from '../../../src/probe/runner/registry.js';
+import { runScan } from '../../../src/probe/runner/scan.js';
+import type { RunReport } from '../../../src/probe/model/types.js';
 import { formatRatio, type BenchSuite, type Budget } from '../harness.js';
 
 const ROUNDS = 5;

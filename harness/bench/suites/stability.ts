@@ -13,9 +13,9 @@ import { MODES } from '../../../src/fixture/flaws.js';
 import { startFixtureHttp } from '../../../src/fixture/http.js';
 import { startForeign } from '../../twins/foreign/targets.js';
 import { pool } from '../../../src/cli/pool.js';
-import { PROBES } from '../../../src/probe/registry.js';
-import { runScan } from '../../../src/probe/scan.js';
-import type { RunReport } from '../../../src/probe/types.js';
+import { PROBES } from '../../../src/probe/runner/registry.js';
+import { runScan } from '../../../src/probe/runner/scan.js';
+import type { RunReport } from '../../../src/probe/model/types.js';
 import type { BenchSuite, Check } from '../harness.js';
 
 /** Scans per target. */

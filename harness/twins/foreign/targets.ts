@@ -2,8 +2,8 @@
  * Starting a foreign twin to be scanned: its target, and the scan options its identity carrier
  * needs (`identityHeader` for a header, `identityEnv` for an environment variable).
  */
-import type { ScanConfig } from '../../../src/probe/scan.js';
-import type { Target, TransportKind } from '../../../src/probe/types.js';
+import type { ScanConfig } from '../../../src/probe/runner/scan.js';
+import type { Target, TransportKind } from '../../../src/probe/model/types.js';
 import { foreignStdioCommand } from './index.js';
 import type { ForeignTwin, IdentityCarrier } from './twin.js';
 

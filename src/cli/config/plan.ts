@@ -12,8 +12,8 @@ import type {
   ServerSource,
   Target,
   TransportKind,
-} from '../../probe/types.js';
-import { displayTarget, type ScanConfig } from '../../probe/scan.js';
+} from '../../probe/model/types.js';
+import { displayTarget, type ScanConfig } from '../../probe/runner/scan.js';
 import type { ConnectionPolicy } from '../../probe/target/http-connection.js';
 import { visibleLine } from '../../report/visible.js';
 import { RESERVED_HEADERS, type HeaderLine } from '../header-line.js';

@@ -4,8 +4,13 @@
  * not started gets a report that says why. The result is one {@link CombinedReport}.
  */
 import { createRedactor } from '../../probe/evidence/evidence.js';
-import { packageVersion, runScan, type ScanConfig, type ScanProgress } from '../../probe/scan.js';
-import type { CombinedReport, RunReport } from '../../probe/types.js';
+import {
+  packageVersion,
+  runScan,
+  type ScanConfig,
+  type ScanProgress,
+} from '../../probe/runner/scan.js';
+import type { CombinedReport, RunReport } from '../../probe/model/types.js';
 import { pool } from '../pool.js';
 import { NOT_SCANNED, type ServerPlan } from './plan.js';
 

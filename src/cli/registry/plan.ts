@@ -17,8 +17,8 @@
 import { tmpdir } from 'node:os';
 import type { ExtraSecret } from '../../probe/evidence/evidence.js';
 import { createRedactor } from '../../probe/evidence/evidence.js';
-import { displayTarget } from '../../probe/scan.js';
-import type { HttpTls, IdentityName, ServerSource } from '../../probe/types.js';
+import { displayTarget } from '../../probe/runner/scan.js';
+import type { HttpTls, IdentityName, ServerSource } from '../../probe/model/types.js';
 import type { ConnectionPolicy } from '../../probe/target/http-connection.js';
 import { visibleLine } from '../../report/visible.js';
 import { RESERVED_HEADERS, type HeaderLine } from '../header-line.js';

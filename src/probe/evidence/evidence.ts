@@ -4,7 +4,7 @@
  * report unserialisable.
  */
 import { boundValue, EVIDENCE_LIMITS } from './bound.js';
-import type { Evidence, IdentityName } from '../types.js';
+import type { Evidence, IdentityName } from '../model/types.js';
 
 /** Replaces secrets in strings and values. Built once per run from the two identities. */
 export interface Redactor {

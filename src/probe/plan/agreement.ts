@@ -9,7 +9,7 @@
  * the lexicon does not read, or one that opens with a verb it does not know (`Bumps the
  * priority.`) leaves the hint a claim.
  */
-import { clausesOf, wordsOf } from '../surface/words.js';
+import { clausesOf, wordsOf } from './words.js';
 import { verbPlaces } from './description.js';
 import { ARTICLES, FUNCTION_WORDS } from './lexicon.js';
 

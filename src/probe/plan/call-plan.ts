@@ -4,9 +4,9 @@
  * every report). Every tool, prompt and resource template gets one class and the evidence for it
  * (`classify.ts`), and either who lets it be called or the flag that would.
  */
-import { classOf, grantOf, type CallPermission } from '../surface/tool-risk.js';
-import type { CallClass, CallGrant, CallPlan, PlanEntry, ProtocolInfo } from '../types.js';
-import { SAFE_CLASSES } from '../types.js';
+import { classOf, grantOf, type CallPermission } from './tool-risk.js';
+import type { CallClass, CallGrant, CallPlan, PlanEntry, ProtocolInfo } from '../model/types.js';
+import { SAFE_CLASSES } from '../model/types.js';
 import { classifyReadable } from './classify.js';
 
 /** What the user said about calls. */

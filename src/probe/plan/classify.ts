@@ -23,9 +23,9 @@
  * (`enum`, `const`, `default`, `examples`). `name.ts` reads a name or a title, `description.ts` a
  * description, both word by word through `verbs.ts`; this module decides.
  */
-import { fold, clausesOf, wordsOf } from '../surface/words.js';
-import { dangerousSlots, paramsOf, roleOfDescription, stripIdentifiers } from '../surface/slots.js';
-import type { CallClass, ToolInfo } from '../types.js';
+import { fold, clausesOf, wordsOf } from './words.js';
+import { dangerousSlots, paramsOf, roleOfDescription, stripIdentifiers } from './slots.js';
+import type { CallClass, ToolInfo } from '../model/types.js';
 import { readOnlyAgreed } from './agreement.js';
 import { EXISTING, NEW_OBJECT, STORING_VERBS } from './lexicon.js';
 import { compile, matches } from './match.js';

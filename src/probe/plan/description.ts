@@ -3,9 +3,9 @@
  * its subject; last in Hindi), never a negated or supposed act, never a noun after a determiner,
  * and the phrases that say an effect cannot be undone (`classify.ts` decides).
  */
-import { IRREVERSIBLE, NEGATIONS } from '../surface/risk-lexicon.js';
-import { fold, clausesOf, isUnspaced } from '../surface/words.js';
-import { stripIdentifiers } from '../surface/slots.js';
+import { IRREVERSIBLE, NEGATIONS } from './risk-lexicon.js';
+import { fold, clausesOf, isUnspaced } from './words.js';
+import { stripIdentifiers } from './slots.js';
 import { ASKING_OBJECTS, DETERMINERS, NAME_ONLY, VERB_OPENERS } from './lexicon.js';
 import { mixesScripts } from './match.js';
 import {

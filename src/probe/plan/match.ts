@@ -4,7 +4,7 @@
  * word dressed in another script's letters (`dеlete` with a Cyrillic `е`) from a real one.
  */
 import unhomoglyph from 'unhomoglyph';
-import { fold, isUnspaced, wordsOf } from '../surface/words.js';
+import { fold, isUnspaced, wordsOf } from './words.js';
 
 /** A word list, compiled. */
 export interface Compiled {

@@ -3,8 +3,8 @@
  * last in the languages and styles that put the verb last, the word after a namespace or a
  * conjunction), the noun that says what it reports, and any harm inside it (`classify.ts` decides).
  */
-import { isUnspaced, wordsOf } from '../surface/words.js';
-import type { CallClass } from '../types.js';
+import { isUnspaced, wordsOf } from './words.js';
+import type { CallClass } from '../model/types.js';
 import { READ_HEADS, NOUN_VERBS, QUESTION_WORDS, SHARED_OBJECTS, VERB_LAST } from './lexicon.js';
 import { matches, mixesScripts, phraseIn } from './match.js';
 import {

@@ -13,9 +13,9 @@ import {
   MODIFY,
   NEGATION_AFTER_CJK,
   NEGATION_BEFORE_CJK,
-} from '../surface/risk-lexicon.js';
-import { fold } from '../surface/words.js';
-import type { CallClass } from '../types.js';
+} from './risk-lexicon.js';
+import { fold } from './words.js';
+import type { CallClass } from '../model/types.js';
 import {
   READ_TAILS,
   CREATE_VERBS,

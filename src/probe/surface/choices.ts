@@ -7,9 +7,9 @@
  * first, a few calls at most. Nothing here is the server's choice: every value tried is one its
  * own schema declares, and a target's schema is bounded before it is read.
  */
-import type { ToolInfo } from '../types.js';
-import { byDefault } from './tool-risk.js';
-import { argumentsFor, objectShape, pathKey, type Fill } from './schema.js';
+import type { ToolInfo } from '../model/types.js';
+import { byDefault } from '../plan/tool-risk.js';
+import { argumentsFor, objectShape, pathKey, type Fill } from '../driver/schema.js';
 
 /** Most other values tried per tool (each one call). */
 export const MAX_CHOICE_TRIES = 3;

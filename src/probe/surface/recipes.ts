@@ -7,11 +7,11 @@
  * segmentId)`) has one recipe per slot: the slot under test, and the other slots with the minting
  * each one needs, so the caller's own values can fill them.
  */
-import type { ProbeContext } from '../define.js';
-import { callThrough, toolCall, type Call, type Driven } from '../trials/rounds.js';
+import type { ProbeContext } from '../model/probe.js';
+import { callThrough, toolCall, type Call, type Driven } from '../driver/rounds.js';
 import { makeCanary } from '../evidence/markers.js';
-import { argumentsFor, pathKey } from './schema.js';
-import type { IdentityName } from '../types.js';
+import { argumentsFor, pathKey } from '../driver/schema.js';
+import type { IdentityName } from '../model/types.js';
 import { findLike, type Found } from './harvest.js';
 import {
   isReader,
@@ -19,7 +19,7 @@ import {
   type Consumer,
   type HandleRecipe,
   type Minter,
-} from './surface-map.js';
+} from '../model/surface-map.js';
 
 // The recipes' shapes live in surface-map.ts, which the probe contract (define.ts) can import without
 // reaching the driving code below; importers keep this path.
@@ -31,8 +31,8 @@ export type {
   Minter,
   Reader,
   SurfaceMap,
-} from './surface-map.js';
-export { isReader } from './surface-map.js';
+} from '../model/surface-map.js';
+export { isReader } from '../model/surface-map.js';
 
 /** A name for the consumer of a recipe: `getItinerary.lookup.bookingCode`, `resources/read snippet://{id}`. */
 export function consumerName(c: Consumer): string {

@@ -9,7 +9,7 @@
  * (a tool, a prompt, a resource) is a flow. Every callable tool is surveyed, ordered by what can mint
  * or consume; the survey's time cap bounds it, and the tools it did not reach are named, with why.
  */
-import type { ProbeContext } from '../define.js';
+import type { ProbeContext } from '../model/probe.js';
 import {
   ask,
   callThrough,
@@ -18,7 +18,7 @@ import {
   resultOf,
   toolCall,
   type Call,
-} from '../trials/rounds.js';
+} from '../driver/rounds.js';
 import { makeCanary, shows } from '../evidence/markers.js';
 import {
   argumentsFor,
@@ -29,11 +29,11 @@ import {
   slotsOf,
   wordsOf,
   type Slot,
-} from './schema.js';
-import type { Exchange, PromptInfo, ProtocolInfo, ToolInfo } from '../types.js';
+} from '../driver/schema.js';
+import type { Exchange, PromptInfo, ProtocolInfo, ToolInfo } from '../model/types.js';
 import { harvestMint, type Found } from './harvest.js';
-import { INTERNAL_ERROR, SURVEY_BUDGET_SPENT, SURVEY_CAP_PASSED } from './surface-map.js';
-import { byDefault, isRiskyParameter, judgeTool, type CallPermission } from './tool-risk.js';
+import { INTERNAL_ERROR, SURVEY_BUDGET_SPENT, SURVEY_CAP_PASSED } from '../model/surface-map.js';
+import { byDefault, isRiskyParameter, judgeTool, type CallPermission } from '../plan/tool-risk.js';
 import { choiceFill, choiceName, choicesFor, type Choice } from './choices.js';
 import { classifyReadable } from '../plan/classify.js';
 import { readableGrant } from '../plan/call-plan.js';

@@ -12,11 +12,11 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { HttpTls } from '../types.js';
-import type { ConnectionPolicy } from './connection-policy.js';
+import type { HttpTls } from '../model/types.js';
+import type { ConnectionPolicy } from '../model/connection-policy.js';
 
 // The policies live on their own (the vocabulary in types.ts names one); importers keep this path.
-export { CONNECTION_POLICIES, type ConnectionPolicy } from './connection-policy.js';
+export { CONNECTION_POLICIES, type ConnectionPolicy } from '../model/connection-policy.js';
 
 /**
  * A pause this long inside one plain (non-SSE) answer on a reused connection reads as a Nagle stall:

@@ -11,7 +11,7 @@
  */
 import type { Redactor } from '../evidence/evidence.js';
 import { httpEvidence } from '../evidence/evidence.js';
-import type { HttpTls, Outcome } from '../types.js';
+import type { HttpTls, Outcome } from '../model/types.js';
 import { readAnswer } from './http-answer.js';
 import {
   createHttpConnections,

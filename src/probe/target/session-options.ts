@@ -4,7 +4,7 @@
  * together, all import them from here.
  */
 import type { Redactor } from '../evidence/evidence.js';
-import type { Evidence, IdentityName, ScanSession } from '../types.js';
+import type { Evidence, IdentityName, ScanSession } from '../model/types.js';
 import type { Pace } from './pace.js';
 
 /** The protocol version the scanner speaks first. */

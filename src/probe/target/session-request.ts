@@ -3,7 +3,7 @@
  * limit, the era's framing and the identity (bearer, header or `_meta`), and the session id a
  * legacy `initialize` hands out, named in the evidence.
  */
-import type { Exchange, IdentityName, RequestOptions } from '../types.js';
+import type { Exchange, IdentityName, RequestOptions } from '../model/types.js';
 import {
   abortOutcome,
   AbortCause,

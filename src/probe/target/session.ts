@@ -7,7 +7,7 @@
  * one request (`session-request.ts`), the era rules (`session-era.ts`), a legacy server's handshake
  * and sessions (`legacy-handshake.ts`, `legacy-sessions.ts`), and the lists (`session-lists.ts`).
  */
-import type { Evidence, ProtocolInfo, Target, ToolInfo } from '../types.js';
+import type { Evidence, ProtocolInfo, Target, ToolInfo } from '../model/types.js';
 import { learnEra } from './session-era.js';
 import { legacySessions } from './legacy-sessions.js';
 import {

@@ -7,7 +7,7 @@
  */
 import type { Redactor } from '../evidence/evidence.js';
 import { noteEvidence } from '../evidence/evidence.js';
-import type { Evidence, Exchange } from '../types.js';
+import type { Evidence, Exchange } from '../model/types.js';
 import { abortOutcome } from './jsonrpc.js';
 import type { Pace } from './pace.js';
 import { shedLabel, SHED_KINDS, type Shed, type ShedKind } from './shed.js';

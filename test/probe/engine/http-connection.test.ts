@@ -6,14 +6,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp, type FixtureHttp } from '../../../src/fixture/http.js';
 import { startHttpFront, type HttpFront } from '../../../src/fixture/http-front.js';
-import { PROBES } from '../../../src/probe/registry.js';
-import { runScan } from '../../../src/probe/scan.js';
+import { PROBES } from '../../../src/probe/runner/registry.js';
+import { runScan } from '../../../src/probe/runner/scan.js';
 import {
   createHttpConnections,
   isLoopbackHost,
   type ConnectionPolicy,
 } from '../../../src/probe/target/http-connection.js';
-import type { RunReport } from '../../../src/probe/types.js';
+import type { RunReport } from '../../../src/probe/model/types.js';
 import { startHttp, type RunningHttp } from '../../helpers/http.js';
 
 function exchangeTimes(report: RunReport): number[] {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSession } from '../../../src/probe/target/session.js';
 import { AbortCause } from '../../../src/probe/target/jsonrpc.js';
 import type { EngineSession } from '../../../src/probe/target/session.js';
-import type { Evidence, Exchange } from '../../../src/probe/types.js';
+import type { Evidence, Exchange } from '../../../src/probe/model/types.js';
 import { startHttpServer } from '../../servers/http-server.js';
 import type { Scenario, TestHttpServer } from '../../servers/http-server.js';
 import { IDS, labelOf, sessionOptions } from './helpers.js';

@@ -3,8 +3,8 @@
  * fire at once and read as a deadline that passed, so it is misuse: `RangeError`, naming the field.
  */
 import { describe, expect, it } from 'vitest';
-import { PROBES } from '../../../src/probe/registry.js';
-import { runScan } from '../../../src/probe/scan.js';
+import { PROBES } from '../../../src/probe/runner/registry.js';
+import { runScan } from '../../../src/probe/runner/scan.js';
 
 const target = { kind: 'stdio', command: 'stateguard-no-such-command-31337', args: [] } as const;
 

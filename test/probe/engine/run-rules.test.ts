@@ -6,14 +6,14 @@
  * measure the runner against them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProbeContext, ProbeDecision } from '../../../src/probe/define.js';
-import { refuted } from '../../../src/probe/define.js';
+import type { ProbeContext, ProbeDecision } from '../../../src/probe/model/probe.js';
+import { refuted } from '../../../src/probe/model/probe.js';
 import { createRedactor } from '../../../src/probe/evidence/evidence.js';
-import { centralResult, runProbe } from '../../../src/probe/run.js';
+import { centralResult, runProbe } from '../../../src/probe/runner/run.js';
 import { openSession } from '../../../src/probe/target/session.js';
 import type { EngineSession } from '../../../src/probe/target/session.js';
 import type { SurfaceMap } from '../../../src/probe/surface/recipes.js';
-import type { Evidence, Exchange, Outcome } from '../../../src/probe/types.js';
+import type { Evidence, Exchange, Outcome } from '../../../src/probe/model/types.js';
 import { startHttpServer } from '../../servers/http-server.js';
 import type { TestHttpServer } from '../../servers/http-server.js';
 import { IDS, labelOf, sessionOptions, stdioTarget, inline } from './helpers.js';

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { confirmed, refuted } from '../../../src/probe/define.js';
+import { confirmed, refuted } from '../../../src/probe/model/probe.js';
 import { createRedactor } from '../../../src/probe/evidence/evidence.js';
-import { runProbe } from '../../../src/probe/run.js';
+import { runProbe } from '../../../src/probe/runner/run.js';
 import { openSession } from '../../../src/probe/target/session.js';
 import type { EngineSession } from '../../../src/probe/target/session.js';
-import type { Outcome } from '../../../src/probe/types.js';
+import type { Outcome } from '../../../src/probe/model/types.js';
 import { startHttpServer } from '../../servers/http-server.js';
 import type { TestHttpServer } from '../../servers/http-server.js';
 import { IDS, labelOf, sessionOptions, inline } from './helpers.js';

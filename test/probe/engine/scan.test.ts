@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Probe } from '../../../src/probe/define.js';
-import { defineProbe, refuted } from '../../../src/probe/define.js';
-import { runScan } from '../../../src/probe/scan.js';
+import type { Probe } from '../../../src/probe/model/probe.js';
+import { defineProbe, refuted } from '../../../src/probe/model/probe.js';
+import { runScan } from '../../../src/probe/runner/scan.js';
 import { json } from '../../../src/report/json.js';
 import { text } from '../../../src/report/text.js';
 import { startHttpServer } from '../../servers/http-server.js';

@@ -1,0 +1,252 @@
+/**
+ * Getting a discovered flow ready to run as one identity: mint the handle it takes (a fresh canary
+ * planted in the minting call's free-form strings; the handle is the value at the place the survey
+ * saw the mint differ, and a consumer of several handles gets the identity's own value in each
+ * other slot), build the request around a fresh canary, and ask round 1.
+ */
+import type { ProbeContext } from '../model/probe.js';
+import { mint, othersOf, recipeName, type FlowRecipe } from '../surface/recipes.js';
+import {
+  ask,
+  describe,
+  establish,
+  readOutcome,
+  type Asked,
+  type Call,
+  type Established,
+  type Reading,
+} from '../driver/rounds.js';
+import { byDefault } from '../plan/tool-risk.js';
+import { makeCanary } from '../evidence/markers.js';
+import type { Exchange, IdentityName } from '../model/types.js';
+
+/** A request ready to send: the canary planted in it, and the handles minted for it. */
+export interface Prepared {
+  readonly flow: FlowRecipe;
+  readonly subject: string;
+  readonly call: Call;
+  readonly canary: string;
+  readonly handles: readonly string[];
+  /** The minting answers, as the identity saw them. */
+  readonly minted: readonly unknown[];
+}
+
+/** A prepared call, or why there is none (`failure` when a minting call drew no decision). */
+export type Preparation =
+  | { readonly ok: true; readonly prepared: Prepared }
+  | { readonly ok: false; readonly why: string; readonly failure?: Exchange };
+
+/** Mint what `flow` takes as `identity` and build its request around a fresh canary. */
+export async function prepareCall(
+  ctx: ProbeContext,
+  flow: FlowRecipe,
+  identity: IdentityName,
+  tag: string,
+): Promise<Preparation> {
+  const canary = makeCanary(tag);
+  if (flow.needs === undefined) {
+    const call = flow.build(canary);
+    return {
+      ok: true,
+      prepared: { flow, subject: flow.subject, call, canary, handles: [], minted: [] },
+    };
+  }
+  const m = await mint(
+    ctx,
+    flow.needs,
+    identity,
+    `${tag}: ${recipeName(flow.needs)} as ${identity}`,
+    canary,
+  );
+  if (readOutcome(m.driven.exchange.outcome) === 'failure' && !m.driven.answered)
+    return {
+      ok: false,
+      why: `${flow.needs.minter.name} did not answer`,
+      failure: m.driven.exchange,
+    };
+  if (m.handle === undefined)
+    return {
+      ok: false,
+      why: `${flow.needs.minter.name} minted nothing for ${flow.subject} (${describe(m.driven.exchange)})`,
+    };
+  // A consumer of several handles: the identity's own values fill its other slots.
+  const slots = othersOf(flow.needs);
+  if (slots.length > 0 && m.co === undefined) {
+    const failedMint = m.also?.find((d) => readOutcome(d.exchange.outcome) === 'failure');
+    return {
+      ok: false,
+      why: `${identity} could not mint a value for every slot of ${flow.subject}`,
+      ...(failedMint === undefined ? {} : { failure: failedMint.exchange }),
+    };
+  }
+  const co = m.co ?? [];
+  const call = flow.build(canary, m.handle, co);
+  return {
+    ok: true,
+    prepared: {
+      flow,
+      subject: flow.subject,
+      call,
+      canary,
+      handles: [m.handle, ...co],
+      minted: [...m.driven.answers, ...(m.also ?? []).flatMap((d) => d.answers)],
+    },
+  };
+}
+
+/** A request that asked for input with a `requestState`, with the call that made it ask. */
+export interface FoundFlow {
+  readonly prepared: Prepared;
+  readonly asked: Asked & { readonly state: string };
+  /**
+   * Set when the scan set the flow up once for every probe: `asked` is then the shared round 1,
+   * spent by the shared untouched run ({@link establishFlow}); a probe asks its own.
+   */
+  readonly shared?: SharedRound;
+}
+
+/** A flow's round 1 as an identity, shared by the probes of a scan. */
+interface SharedRound {
+  readonly key: string;
+  readonly identity: IdentityName;
+  /** Round 1's state not yet sent: the first untouched run takes it, any later one asks afresh. */
+  unspent: boolean;
+}
+
+/**
+ * The flow's untouched run: once per scan for every probe when the flow is shared (round 1 spent
+ * by it, so no probe may send `asked` itself), else the probe's own, on its own round 1.
+ */
+export async function establishFlow(
+  ctx: ProbeContext,
+  flow: FoundFlow,
+  identity: IdentityName,
+  label: string,
+): Promise<Established> {
+  const { call } = flow.prepared;
+  const shared = flow.shared;
+  if (shared === undefined || ctx.setup === undefined || shared.identity !== identity)
+    return establish(ctx, call, identity, label, flow.asked);
+  const make = (c: ProbeContext): Promise<Established> => {
+    const asked = shared.unspent ? flow.asked : undefined;
+    shared.unspent = false;
+    return establish(c, call, identity, flow.prepared.subject, asked);
+  };
+  const drewDecision = (e: Established): boolean => e.ok || e.reading !== 'failure';
+  return ctx.setup.once(`${shared.key}, run untouched`, make, drewDecision);
+}
+
+/** What flow preparation met: flows, and the requests that could not be told apart from non-flows. */
+export interface Discovery {
+  readonly flows: FoundFlow[];
+  readonly tried: string[];
+  /** A request whose round 1 (or minting) drew no decision: its absence from `flows` proves nothing. */
+  readonly failures: { subject: string; detail: string }[];
+}
+
+/** One flow's round 1 as an identity: its preparation, and what round 1 drew. */
+interface FirstRound {
+  readonly prep: Preparation;
+  readonly first?: {
+    readonly exchange: Exchange;
+    readonly reading: Reading;
+    readonly asked?: Asked;
+  };
+  /** Set on a round shared by the scan's probes. */
+  readonly shared?: SharedRound;
+}
+
+/** Prepare `flow` and ask its round 1. */
+async function firstRound(
+  ctx: ProbeContext,
+  flow: FlowRecipe,
+  identity: IdentityName,
+  tag: string,
+): Promise<FirstRound> {
+  const prep = await prepareCall(ctx, flow, identity, `${tag} ${flow.subject}`);
+  if (!prep.ok) return { prep };
+  const first = await ask(
+    ctx,
+    prep.prepared.call,
+    identity,
+    `${flow.subject}: round 1 as ${identity}`,
+  );
+  return { prep, first };
+}
+
+/** Whether a shared round drew a decision: one that did not is not kept. */
+const decided = (r: FirstRound): boolean =>
+  (r.prep.ok || r.prep.failure === undefined) && r.first?.reading !== 'failure';
+
+/**
+ * A flow the scan may set up once for every probe: a request that only reads or creates, so no
+ * probe consumes the handle or the object it acts on (a destructive one is each probe's own).
+ */
+const shareable = (ctx: ProbeContext, flow: FlowRecipe): boolean =>
+  ctx.setup !== undefined && (flow.tool === undefined || byDefault(flow.tool));
+
+/**
+ * Ask each discovered flow, as `identity`, until `limit` of them asked again. With `shared`, a
+ * flow that only reads or creates is prepared and asked once per scan for every probe that asks
+ * the same, and run untouched once when one of them needs it ({@link establishFlow}).
+ */
+export async function discoverFlows(
+  ctx: ProbeContext,
+  identity: IdentityName,
+  options: { limit: number; maxTools: number; tag: string; shared?: boolean },
+): Promise<Discovery> {
+  const discovery: Discovery = {
+    flows: [],
+    tried: [],
+    failures: ctx.surface.failures.map((f) => ({ subject: 'discovery', detail: f })),
+  };
+  for (const flow of ctx.surface.flows.slice(0, options.maxTools)) {
+    if (discovery.flows.length >= options.limit) break;
+    discovery.tried.push(flow.subject);
+    const share = options.shared === true && shareable(ctx, flow);
+    const key = `${flow.subject}${flow.needs === undefined ? '' : ` on ${recipeName(flow.needs)}`} as ${identity}`;
+    const sharedRound = async (c: ProbeContext): Promise<FirstRound> => ({
+      ...(await firstRound(c, flow, identity, 'shared')),
+      shared: { key, identity, unspent: true },
+    });
+    const { prep, first, shared } = share
+      ? await ctx.setup!.once(key, sharedRound, decided)
+      : await firstRound(ctx, flow, identity, options.tag);
+    if (!prep.ok) {
+      if (prep.failure !== undefined)
+        discovery.failures.push({ subject: flow.subject, detail: describe(prep.failure) });
+      continue;
+    }
+    if (first === undefined) continue;
+    if (first.reading === 'failure')
+      discovery.failures.push({ subject: flow.subject, detail: describe(first.exchange) });
+    const asked = first.asked;
+    if (asked !== undefined && asked.state !== undefined) {
+      discovery.flows.push({
+        prepared: prep.prepared,
+        asked: { ...asked, state: asked.state },
+        ...(shared === undefined ? {} : { shared }),
+      });
+    }
+  }
+  return discovery;
+}
+
+/** The skip or error when no flow was found: a probe's decision as it stands. */
+export function noFlowReason(
+  ctx: ProbeContext,
+  d: Discovery,
+): { verdict: 'skipped' | 'errored'; reason: string } {
+  const failed = d.failures[0];
+  if (failed !== undefined) {
+    return {
+      verdict: 'errored',
+      reason: `no flow found, but ${failed.subject} drew no decision (${failed.detail}), so its absence proves nothing`,
+    };
+  }
+  const tried = [...d.tried, ...ctx.surface.tried];
+  return {
+    verdict: 'skipped',
+    reason: `precondition: a tool, prompt or resource that answers input_required with a requestState (tried: ${tried.length > 0 ? tried.join(', ') : 'nothing callable'})`,
+  };
+}
