@@ -17,7 +17,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CombinedReport, RunReport } from '../probe/model/types.js';
+import type { CombinedReport, RunReport } from '../probe/model/report.js';
 import { markdown } from '../report/markdown.js';
 import { parseSarifLocation, sourceRootOf } from '../report/sarif-location.js';
 import { sarif } from '../report/sarif.js';

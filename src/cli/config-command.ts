@@ -12,7 +12,7 @@
  */
 import { createRedactor } from '../probe/evidence/evidence.js';
 import { applyBaselineToServers, failsRun, STALE_REASON } from '../probe/runner/baseline.js';
-import type { CombinedReport, RegistrySummary, RunReport } from '../probe/model/types.js';
+import type { CombinedReport, RegistrySummary, RunReport } from '../probe/model/report.js';
 import { REPORTERS } from '../report/index.js';
 import { combinedSummaryLine, registryLine, serverCounts } from '../report/matrix.js';
 import { visibleLine } from '../report/visible.js';

@@ -7,7 +7,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import { ProbeUsageError } from '../errors.js';
-import type { Target } from '../probe/model/types.js';
+import type { Target } from '../probe/model/target.js';
 import { splitArguments, splitCommandLine } from './command-line.js';
 
 /** The format that, with `CERT_X_GEN_MODE=engine`, selects engine mode. */

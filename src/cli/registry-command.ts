@@ -6,7 +6,7 @@
  * reason), failed.
  */
 import { ProbeUsageError } from '../errors.js';
-import type { RegistrySummary } from '../probe/model/types.js';
+import type { RegistrySummary } from '../probe/model/report.js';
 import { visibleLine } from '../report/visible.js';
 import { runConfigScan } from './config-command.js';
 import type { ConfigSelection } from './config/select.js';

@@ -14,7 +14,7 @@ import type { Probe } from '../probe/model/probe.js';
 import type { ExtraSecret } from '../probe/evidence/evidence.js';
 import { SCAN_DEFAULTS } from '../probe/runner/scan.js';
 import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/target/session.js';
-import type { HttpTls, Target } from '../probe/model/types.js';
+import type { HttpTls, Target } from '../probe/model/target.js';
 import { EVIDENCE_MODES, isReportFormat, REPORT_FORMATS } from '../report/index.js';
 import type { EvidenceMode, ReportFormat } from '../report/index.js';
 import { parseSarifLocation, sourceRootOf } from '../report/sarif-location.js';

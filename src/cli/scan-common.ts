@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { failsRun, UNMATCHED_REASON } from '../probe/runner/baseline.js';
 import { nothingDecided, undecidedSurface } from '../probe/runner/decided.js';
 import type { ScanProgress } from '../probe/runner/scan.js';
-import type { BaselineSummary, RunReport } from '../probe/model/types.js';
+import type { BaselineSummary, RunReport } from '../probe/model/report.js';
 import { clipWords } from '../report/plan.js';
 import { cutShortSentence } from '../probe/model/surface-map.js';
 import { sourceRootOf } from '../report/sarif-location.js';

@@ -4,7 +4,7 @@
  */
 import { ProbeUsageError } from '../errors.js';
 import { CONNECTION_POLICIES, type ConnectionPolicy } from '../probe/target/http-connection.js';
-import type { HttpTls, Target } from '../probe/model/types.js';
+import type { HttpTls, Target } from '../probe/model/target.js';
 import { splitCommandLine } from './command-line.js';
 
 /** `--http-connection <policy>`, checked against the target. */

@@ -3,7 +3,7 @@
  * scanner on a server with known flaws and gate only on new ones. Each entry names the target
  * (`<probe-id>@<target>`): accepting a flaw on one server must not accept it on every server.
  */
-import type { RunReport } from '../probe/model/types.js';
+import type { RunReport } from '../probe/model/report.js';
 
 /** A server's name a baseline entry can hold (`<probe-id>@github`); see probe/baseline.ts. */
 const SERVER_NAME = /^[A-Za-z0-9][\w.-]*$/;

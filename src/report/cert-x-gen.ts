@@ -11,7 +11,7 @@
  */
 import { headline } from './headline.js';
 import { HANDLE_HIJACKING, MRTR_BINDING } from '../probe/model/references.js';
-import type { ProbeResult, RunReport } from '../probe/model/types.js';
+import type { ProbeResult, RunReport } from '../probe/model/report.js';
 import { evidenceLine } from './evidence-lines.js';
 import type { Reporter } from './types.js';
 import { escapeJsonText } from './visible.js';

@@ -4,7 +4,7 @@
  * record); the report names each with the tool that minted it, so a user can find and remove it.
  * The values were redacted and cut when the report was built (probe/scan-report.ts).
  */
-import type { RunReport } from '../probe/model/types.js';
+import type { RunReport } from '../probe/model/report.js';
 
 /** The report's created objects. */
 export type Created = NonNullable<RunReport['created']>;

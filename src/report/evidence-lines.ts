@@ -4,7 +4,8 @@
  * so two exchanges can still be compared (issued vs tampered) without pages of base64.
  */
 import { createHash } from 'node:crypto';
-import type { Evidence, ProbeResult } from '../probe/model/types.js';
+import type { Evidence } from '../probe/model/evidence.js';
+import type { ProbeResult } from '../probe/model/report.js';
 import type { EvidenceMode } from './types.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>

@@ -3,7 +3,7 @@
  * requestState is honoured"), any other by the property asked about ("A changed requestState is
  * refused"), so that a finding never reads as the opposite of what was shown.
  */
-import type { ProbeResult } from '../probe/model/types.js';
+import type { ProbeResult } from '../probe/model/report.js';
 
 /** The title of `r` in a report. */
 export const headline = (r: Pick<ProbeResult, 'verdict' | 'title' | 'flaw'>): string =>

@@ -14,15 +14,12 @@ import { headline, onTargetProblem, shownReason, TARGET_PROBLEM_REASON } from '.
 import { cutShortSentence } from '../probe/model/surface-map.js';
 import { createdSentence } from './created.js';
 import { STALE_REASON } from '../probe/runner/baseline.js';
-import type {
-  CallPlan,
-  CombinedReport,
-  Evidence,
-  ProbeResult,
-  RunReport,
-  Verdict,
-} from '../probe/model/types.js';
-import { CALL_CLASSES, VERDICTS } from '../probe/model/types.js';
+import type { CallPlan } from '../probe/model/tools.js';
+import type { CombinedReport, ProbeResult, RunReport } from '../probe/model/report.js';
+import type { Evidence } from '../probe/model/evidence.js';
+import type { Verdict } from '../probe/model/probe.js';
+import { CALL_CLASSES } from '../probe/model/tools.js';
+import { VERDICTS } from '../probe/model/probe.js';
 import {
   answerMessage,
   evidenceLine,

@@ -13,12 +13,12 @@ import { undecidedCount } from '../probe/runner/decided.js';
 import { STALE_REASON } from '../probe/runner/baseline.js';
 import type {
   BaselineSummary,
-  CallPlan,
   CombinedReport,
   ProbeResult,
   RunReport,
-  Verdict,
-} from '../probe/model/types.js';
+} from '../probe/model/report.js';
+import type { CallPlan } from '../probe/model/tools.js';
+import type { Verdict } from '../probe/model/probe.js';
 import { notScannedReasons, registryLine } from './matrix.js';
 import { detailLines } from './evidence-lines.js';
 import { leftAloneLine, PLAN_ELSEWHERE, planCounts, planGroups } from './plan.js';

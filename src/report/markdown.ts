@@ -10,7 +10,8 @@ import { shownReason } from './headline.js';
 import { cutShortSentence } from '../probe/model/surface-map.js';
 import { createdSentence } from './created.js';
 import { STALE_REASON } from '../probe/runner/baseline.js';
-import type { CallPlan, CombinedReport, ProbeResult, RunReport } from '../probe/model/types.js';
+import type { CallPlan } from '../probe/model/tools.js';
+import type { CombinedReport, ProbeResult, RunReport } from '../probe/model/report.js';
 import { detailLines } from './evidence-lines.js';
 import { requestsLine, summaryLine } from './text.js';
 import {

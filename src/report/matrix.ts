@@ -4,8 +4,9 @@
  */
 import { failsRun } from '../probe/runner/baseline.js';
 import { nothingDecided, undecidedSurface } from '../probe/runner/decided.js';
-import type { CombinedReport, RunReport, ServerCounts, Verdict } from '../probe/model/types.js';
-import { VERDICTS } from '../probe/model/types.js';
+import type { CombinedReport, RunReport, ServerCounts } from '../probe/model/report.js';
+import type { Verdict } from '../probe/model/probe.js';
+import { VERDICTS } from '../probe/model/probe.js';
 
 /** How a report's `problem` starts when its entry was left alone by design (see cli/config/plan.ts). */
 const NOT_SCANNED = 'not scanned: ';

@@ -13,7 +13,7 @@ import {
   type CallClass,
   type CallPlan,
   type PlanEntry,
-} from '../probe/model/types.js';
+} from '../probe/model/tools.js';
 import { visibleLine } from './visible.js';
 
 /** The rule, said once under every plan shown to a person. */

@@ -21,7 +21,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isAbsolute, normalize, relative, resolve, sep } from 'node:path';
-import type { RunReport } from '../probe/model/types.js';
+import type { RunReport } from '../probe/model/report.js';
 
 /** The directory SARIF paths are relative to, and the one relative paths were given from. */
 export interface SourceRoot {

@@ -36,14 +36,9 @@ import type {
   Suppression,
 } from 'sarif';
 import { entryProbeId, STALE_REASON } from '../probe/runner/baseline.js';
-import type {
-  CallPlan,
-  CombinedReport,
-  ProbeResult,
-  ReportRule,
-  RunReport,
-  Verdict,
-} from '../probe/model/types.js';
+import type { CallPlan } from '../probe/model/tools.js';
+import type { CombinedReport, ProbeResult, ReportRule, RunReport } from '../probe/model/report.js';
+import type { Verdict } from '../probe/model/probe.js';
 import { evidenceLine } from './evidence-lines.js';
 import { clipRaw, leftAloneLine, PLAN_ELSEWHERE, planCounts, planGroups, reachOf } from './plan.js';
 import { placeOf, pseudoPath, repoRelative, SRCROOT, type SarifPlace } from './sarif-location.js';

@@ -14,9 +14,9 @@ import type {
   ProbeResult,
   RunReport,
   ShedSummary,
-  Verdict,
-} from '../probe/model/types.js';
-import { VERDICTS } from '../probe/model/types.js';
+} from '../probe/model/report.js';
+import type { Verdict } from '../probe/model/probe.js';
+import { VERDICTS } from '../probe/model/probe.js';
 import { detailLines } from './evidence-lines.js';
 import {
   cell,

@@ -2,7 +2,7 @@
  * The reporter contract: a pure function from the canonical {@link RunReport} to text. The CLI does
  * the I/O; reporters never print, never read the environment, never see an unredacted secret.
  */
-import type { CombinedReport, RunReport } from '../probe/model/types.js';
+import type { CombinedReport, RunReport } from '../probe/model/report.js';
 import type { SourceRoot } from './sarif-location.js';
 
 /** How much evidence a human-oriented format shows. JSON always carries all of it. */

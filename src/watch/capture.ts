@@ -15,7 +15,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { createRedactor, type ExtraSecret, type Redactor } from '../probe/evidence/evidence.js';
-import type { TransportKind } from '../probe/model/types.js';
+import type { TransportKind } from '../probe/model/target.js';
 import { stateShape, type StateShape } from './state-shape.js';
 
 export const CAPTURE_VERSION = 1;

@@ -5,9 +5,9 @@
  * and a later `check` of the same file give the same findings by construction.
  */
 import { readFileSync } from 'node:fs';
-import type { TransportKind } from '../probe/model/types.js';
+import type { TransportKind } from '../probe/model/target.js';
 import { REPORTERS, type EvidenceMode, type ReportFormat } from '../report/index.js';
-import type { RunReport } from '../probe/model/types.js';
+import type { RunReport } from '../probe/model/report.js';
 import { sourceRootOf } from '../report/sarif-location.js';
 import { CaptureWriter, parseCapture } from './capture.js';
 import { CaptureFile } from './capture-file.js';

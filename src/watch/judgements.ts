@@ -3,7 +3,7 @@
  * what it asks, the flaw a finding names, its severity, why it matters, and what the traffic must
  * hold for it to decide anything (without that material it is `skipped`, never a pass).
  */
-import type { ProbeResult } from '../probe/model/types.js';
+import type { ProbeResult } from '../probe/model/report.js';
 
 /** What a judgement needs to see in the traffic. */
 export type Material =

@@ -5,7 +5,8 @@
  * have shown and did not, one `skipped` result per judgement it had no material for.
  */
 import { packageVersion } from '../probe/runner/version.js';
-import type { ProbeResult, RunReport, TransportKind } from '../probe/model/types.js';
+import type { ProbeResult, RunReport } from '../probe/model/report.js';
+import type { TransportKind } from '../probe/model/target.js';
 import type { CaptureLine } from './capture.js';
 import type { Judged } from './judge.js';
 import { JUDGEMENTS, judgementOf } from './judgements.js';

@@ -13,7 +13,7 @@ import type { Mode } from '../../src/fixture/flaws.js';
 import { applyBaseline, parseBaseline, targetKey } from '../../src/probe/runner/baseline.js';
 import { PROBES } from '../../src/probe/runner/registry.js';
 import { displayTarget } from '../../src/probe/runner/scan.js';
-import type { RunReport } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
 import { runCli, builtFixtureStdio } from '../helpers/cli.js';
 import { report } from '../report/sample-report.js';
 

@@ -23,7 +23,7 @@ import {
   failsRun,
   parseBaseline,
 } from '../../src/probe/runner/baseline.js';
-import type { CombinedReport, RunReport } from '../../src/probe/model/types.js';
+import type { CombinedReport, RunReport } from '../../src/probe/model/report.js';
 import { combined } from '../report/sample-combined.js';
 import { report } from '../report/sample-report.js';
 

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import { fixtureStdioCommand } from '../../harness/fixture/stdio-command.js';
-import type { CombinedReport } from '../../src/probe/model/types.js';
+import type { CombinedReport } from '../../src/probe/model/report.js';
 import type { Log as SarifLog } from 'sarif';
 import { builtFixtureStdio, runCli } from '../helpers/cli.js';
 import { githubProblems } from '../report/sarif-github.js';

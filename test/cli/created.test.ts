@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CombinedReport, RunReport } from '../../src/probe/model/types.js';
+import type { CombinedReport, RunReport } from '../../src/probe/model/report.js';
 import { REPORTERS } from '../../src/report/index.js';
 import { builtPath, runCli } from '../helpers/cli.js';
 

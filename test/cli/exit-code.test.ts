@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { exitCodeOf } from '../../src/cli/scan-command.js';
 import { nothingDecided, undecidedCount } from '../../src/probe/runner/decided.js';
-import type { ProbeResult, RunReport, Verdict } from '../../src/probe/model/types.js';
+import type { ProbeResult, RunReport } from '../../src/probe/model/report.js';
+import type { Verdict } from '../../src/probe/model/probe.js';
 import { report } from '../report/sample-report.js';
 
 const withVerdicts = (verdicts: readonly Verdict[], extra: Partial<RunReport> = {}): RunReport => {

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp } from '../../src/fixture/http.js';
 import { quietLog } from '../../src/fixture/log.js';
 import { createRedactor } from '../../src/probe/evidence/evidence.js';
-import type { RunReport } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
 import { CLI_MAIN, runCli } from '../helpers/cli.js';
 import { startHttp, type RunningHttp } from '../helpers/http.js';
 import { startHttpServer } from '../servers/http-server.js';

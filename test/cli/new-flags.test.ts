@@ -10,7 +10,7 @@ import { expectedFor } from '../../src/fixture/flaws.js';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import { quietLog } from '../../src/fixture/log.js';
 import { PROBES } from '../../src/probe/runner/registry.js';
-import type { RunReport } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
 import { CLI_MAIN, runCli } from '../helpers/cli.js';
 import { startHttpServer } from '../servers/http-server.js';
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
-import type { CombinedReport } from '../../src/probe/model/types.js';
+import type { CombinedReport } from '../../src/probe/model/report.js';
 import { COMBINED_FORMATS, REPORTERS } from '../../src/report/index.js';
 import { runCli } from '../helpers/cli.js';
 import { schemaProblems } from '../report/sarif-validators.js';

@@ -7,7 +7,7 @@ import { SCAN_OPTIONS } from '../../src/cli/scan-args.js';
 import { foreignStdioCommand, foreignTwin } from '../../harness/twins/foreign/index.js';
 import { expectedFor } from '../../src/fixture/flaws.js';
 import { PROBES } from '../../src/probe/runner/registry.js';
-import type { RunReport } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
 import { builtPath, CLI_MAIN as MAIN, runCli } from '../helpers/cli.js';
 import { startHttpServer } from '../servers/http-server.js';
 import { sarifProblems } from '../report/sarif-structure.js';

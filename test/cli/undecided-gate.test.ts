@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunReport } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
 import { builtPath, runCli } from '../helpers/cli.js';
 
 const SERVER = builtPath('test/servers/left-alone.ts');

@@ -10,13 +10,10 @@ import type { ForeignTwin } from '../../harness/twins/foreign/twin.js';
 import type { Probe } from '../../src/probe/model/probe.js';
 import { findProbe, PROBES } from '../../src/probe/runner/registry.js';
 import { runScan } from '../../src/probe/runner/scan.js';
-import type {
-  Evidence,
-  ProbeResult,
-  RunReport,
-  TransportKind,
-  Verdict,
-} from '../../src/probe/model/types.js';
+import type { Evidence } from '../../src/probe/model/evidence.js';
+import type { ProbeResult, RunReport } from '../../src/probe/model/report.js';
+import type { TransportKind } from '../../src/probe/model/target.js';
+import type { Verdict } from '../../src/probe/model/probe.js';
 
 /**
  * One scan of `twin` in `variant` over `transport`, with every probe unless `probes` names some; the

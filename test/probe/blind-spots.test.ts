@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import { PROBES } from '../../src/probe/runner/registry.js';
 import { runScan } from '../../src/probe/runner/scan.js';
-import type { RunReport } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
 import { startHostileProxy } from '../servers/hostile-proxy.js';
 import {
   startProbeServer,

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildCallPlan, unlistedAllowed } from '../../src/probe/plan/call-plan.js';
 import { classifyReadable, classifyTool } from '../../src/probe/plan/classify.js';
-import type { ProtocolInfo, ToolInfo } from '../../src/probe/model/types.js';
+import type { ProtocolInfo } from '../../src/probe/model/wire.js';
+import type { ToolInfo } from '../../src/probe/model/tools.js';
 
 const obj = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
   type: 'object',

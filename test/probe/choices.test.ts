@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { choicesFor, valuesOffered } from '../../src/probe/surface/choices.js';
-import type { ToolInfo } from '../../src/probe/model/types.js';
+import type { ToolInfo } from '../../src/probe/model/tools.js';
 
 const reader = (properties: Record<string, unknown>, required: string[] = []): ToolInfo => ({
   name: 'show_ticket',

@@ -21,7 +21,7 @@ import { expectedFor } from '../../src/fixture/flaws.js';
 import { PROBES } from '../../src/probe/runner/registry.js';
 import { runScan } from '../../src/probe/runner/scan.js';
 import { STDIO_CLOSE_GRACE_MS } from '../../src/probe/target/stdio.js';
-import type { CombinedReport, RunReport } from '../../src/probe/model/types.js';
+import type { CombinedReport, RunReport } from '../../src/probe/model/report.js';
 import { json } from '../../src/report/json.js';
 import { runCli, builtFixtureStdio } from '../helpers/cli.js';
 import { REPO_ROOT } from '../helpers/spawn-stdio.js';

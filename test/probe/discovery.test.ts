@@ -10,11 +10,11 @@ import {
   harvestMint,
   heldValues,
   mintedByDifference,
-  type Found,
 } from '../../src/probe/surface/harvest.js';
+import type { Found } from '../../src/probe/model/surface-map.js';
 import { consumerCall, recipeName, type HandleRecipe } from '../../src/probe/surface/recipes.js';
 import { fillSlots, fitScore, surveyOrder } from '../../src/probe/surface/survey.js';
-import type { ToolInfo } from '../../src/probe/model/types.js';
+import type { ToolInfo } from '../../src/probe/model/tools.js';
 
 const text = (t: string) => ({ type: 'text', text: t });
 const prose = (t: string) => ({ content: [text(t)] });

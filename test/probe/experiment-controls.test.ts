@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { findProbe } from '../../src/probe/runner/registry.js';
 import { runScan } from '../../src/probe/runner/scan.js';
 import type { ProbeSettings } from '../../src/probe/model/probe.js';
-import type { ProbeResult } from '../../src/probe/model/types.js';
+import type { ProbeResult } from '../../src/probe/model/report.js';
 import { builtPath } from '../helpers/cli.js';
 
 // This run's build of the server (test/helpers/built.ts): no tsx to load each time.

@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIRST_ATTEMPT_TWINS } from '../../harness/twins/first-attempts/index.js';
-import type { RunReport } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
 import { itHasVerdict, twinScans } from '../helpers/twin-scans.js';
 
 /** What discovery must find in each variant: the multi-round tool, or the minting pair. */

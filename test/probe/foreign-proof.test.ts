@@ -12,7 +12,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FOREIGN_TWINS, LEGACY_TWINS } from '../../harness/twins/foreign/index.js';
-import type { RunReport } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
 import { itHasVerdict, twinScans, verdicts } from '../helpers/twin-scans.js';
 
 /**

@@ -10,7 +10,7 @@ import type { Mode } from '../../src/fixture/flaws.js';
 import { PROBES } from '../../src/probe/runner/registry.js';
 import { handleDifference, swapCarried } from '../../src/probe/experiments/handle-trial.js';
 import { runScan } from '../../src/probe/runner/scan.js';
-import type { ProbeResult } from '../../src/probe/model/types.js';
+import type { ProbeResult } from '../../src/probe/model/report.js';
 import { startProbeServer, type ProbeServerOptions } from '../servers/probe-server.js';
 
 const open: { close(): Promise<void> }[] = [];

@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBES } from '../../src/probe/runner/registry.js';
 import { runScan } from '../../src/probe/runner/scan.js';
-import type { RunReport, Target } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
+import type { Target } from '../../src/probe/model/target.js';
 import { EVIDENCE_MODES, REPORT_FORMATS, REPORTERS } from '../../src/report/index.js';
 import { builtPath, runCli } from '../helpers/cli.js';
 import { EVIL, RISKY_TOOLS } from '../servers/hostile-target.js';

@@ -10,7 +10,8 @@ import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import type { ShedOptions } from '../../src/fixture/shed.js';
 import { PROBES } from '../../src/probe/runner/registry.js';
 import { runScan } from '../../src/probe/runner/scan.js';
-import type { RunReport, TransportKind } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
+import type { TransportKind } from '../../src/probe/model/target.js';
 import { text } from '../../src/report/text.js';
 import { builtFixtureStdio } from '../helpers/cli.js';
 

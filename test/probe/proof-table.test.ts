@@ -14,7 +14,8 @@ import { expectedFor, MODES, WITNESSED_PROBES, type Mode } from '../../src/fixtu
 import { startFixtureHttp } from '../../src/fixture/http.js';
 import { PROBES } from '../../src/probe/runner/registry.js';
 import { runScan } from '../../src/probe/runner/scan.js';
-import type { ProbeResult, RunReport, TransportKind } from '../../src/probe/model/types.js';
+import type { ProbeResult, RunReport } from '../../src/probe/model/report.js';
+import type { TransportKind } from '../../src/probe/model/target.js';
 import { certXGen } from '../../src/report/cert-x-gen.js';
 import { parseCertXGen, seedStatus } from '../helpers/cert-x-gen.js';
 import { limit } from '../helpers/limit.js';

@@ -23,7 +23,7 @@ import {
   strongest,
 } from '../../src/probe/experiments/trial.js';
 import type { Trial } from '../../src/probe/experiments/trial.js';
-import type { ProbeResult } from '../../src/probe/model/types.js';
+import type { ProbeResult } from '../../src/probe/model/report.js';
 import { startHttpServer } from '../servers/http-server.js';
 import { startProbeServer, type ProbeServerOptions } from '../servers/probe-server.js';
 import { IDS, sessionOptions } from './engine/helpers.js';

@@ -11,7 +11,9 @@ import type { RunningTwin } from '../../harness/twins/foreign/twin.js';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import { findProbe } from '../../src/probe/runner/registry.js';
 import { runScan } from '../../src/probe/runner/scan.js';
-import type { Evidence, ProbeResult, Target } from '../../src/probe/model/types.js';
+import type { Evidence } from '../../src/probe/model/evidence.js';
+import type { ProbeResult } from '../../src/probe/model/report.js';
+import type { Target } from '../../src/probe/model/target.js';
 import { builtFixtureStdio } from '../helpers/cli.js';
 
 const probe = findProbe('session/cross-principal');

@@ -11,7 +11,7 @@ import type { RunningTwin } from '../../harness/twins/foreign/twin.js';
 import { findProbe } from '../../src/probe/runner/registry.js';
 import { runScan } from '../../src/probe/runner/scan.js';
 import { leftAloneWhy, uncalledTools } from '../../src/probe/plan/tool-risk.js';
-import type { RunReport } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
 
 const TOOL = 'send_note';
 const ID = 'session/cross-principal';

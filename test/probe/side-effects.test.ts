@@ -25,7 +25,8 @@ import {
   sideEffectsTwin,
 } from '../../harness/twins/foreign/side-effects.js';
 import type { RunningTwin } from '../../harness/twins/foreign/twin.js';
-import { CALL_CLASSES, SAFE_CLASSES, type RunReport } from '../../src/probe/model/types.js';
+import { CALL_CLASSES, SAFE_CLASSES } from '../../src/probe/model/tools.js';
+import type { RunReport } from '../../src/probe/model/report.js';
 import { nodeCommand, runCommand, type CliRun } from '../helpers/cli.js';
 import { REPO_ROOT, spawnStdio } from '../helpers/spawn-stdio.js';
 import { envelope, parseBody, post } from '../fixture/driver.js';

@@ -11,7 +11,8 @@ import { FIXTURE_SERVER_INFO } from '../../src/fixture/server.js';
 import { createWorkspaceDirectory } from '../../src/fixture/workspaces.js';
 import { findProbe } from '../../src/probe/runner/registry.js';
 import { runScan } from '../../src/probe/runner/scan.js';
-import type { ProbeResult, Target } from '../../src/probe/model/types.js';
+import type { ProbeResult } from '../../src/probe/model/report.js';
+import type { Target } from '../../src/probe/model/target.js';
 import { builtFixtureStdio } from '../helpers/cli.js';
 
 const probe = findProbe('state/cross-instance');

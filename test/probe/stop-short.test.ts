@@ -8,7 +8,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROBES } from '../../src/probe/runner/registry.js';
 import { runScan } from '../../src/probe/runner/scan.js';
-import type { ProbeResult, TransportKind } from '../../src/probe/model/types.js';
+import type { ProbeResult } from '../../src/probe/model/report.js';
+import type { TransportKind } from '../../src/probe/model/target.js';
 import { startStopShortHttp, type Shape, type Variant } from '../servers/stop-short.js';
 import { builtPath } from '../helpers/cli.js';
 

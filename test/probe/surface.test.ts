@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   argumentsFor,
-  callableTools,
   isReferenceName,
   pathKey,
   slotsOf,
   valueFor,
 } from '../../src/probe/driver/schema.js';
+import { callableTools } from '../../src/probe/plan/tool-risk.js';
 import { riskReason as destructiveReason } from '../../src/probe/plan/tool-risk.js';
-import type { ToolInfo } from '../../src/probe/model/types.js';
+import type { ToolInfo } from '../../src/probe/model/tools.js';
 
 const tool = (name: string, extra: Partial<ToolInfo> = {}): ToolInfo => ({ name, ...extra });
 

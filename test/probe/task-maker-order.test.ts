@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { makerOrder } from '../../src/probe/experiments/tasks.js';
 import { readTools } from '../../src/probe/target/session-lists.js';
-import type { ToolInfo } from '../../src/probe/model/types.js';
+import type { ToolInfo } from '../../src/probe/model/tools.js';
 
 describe('makerOrder', () => {
   it('puts declared task tools first (required, then optional), forbidden ones last, else the server order', () => {

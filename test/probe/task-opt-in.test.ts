@@ -13,7 +13,7 @@ import { taskBook } from '../../harness/twins/tasks/book.js';
 import { taskServerFactory } from '../../harness/twins/tasks/server.js';
 import { PROBES } from '../../src/probe/runner/registry.js';
 import { runScan } from '../../src/probe/runner/scan.js';
-import type { RunReport } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
 
 const TOOL = 'run_report_job';
 let twin: RunningTwin;

@@ -11,7 +11,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { V1_EXPECTED, tasksV1Fixture } from '../../harness/twins/tasks-v1/index.js';
 import { V1_TASK_TOOL } from '../../harness/twins/tasks-v1/server.js';
-import type { RunReport, TransportKind } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
+import type { TransportKind } from '../../src/probe/model/target.js';
 import { itHasVerdict, probesNamed, requestsSent, scanTwin } from '../helpers/twin-scans.js';
 
 const IDS = ['handle/task-cross-principal', 'handle/task-guessable'] as const;

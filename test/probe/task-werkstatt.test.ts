@@ -11,7 +11,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { werkstatt, WERKSTATT_EXPECTED } from '../../harness/twins/foreign/werkstatt/index.js';
 import { BERICHT_TOOL } from '../../harness/twins/foreign/werkstatt/server.js';
-import type { RunReport, TransportKind } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
+import type { TransportKind } from '../../src/probe/model/target.js';
 import { itHasVerdict, probesNamed, requestsSent, scanTwin } from '../helpers/twin-scans.js';
 
 const IDS = ['handle/task-cross-principal', 'handle/task-guessable'] as const;

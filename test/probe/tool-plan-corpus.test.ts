@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { classifyTool } from '../../src/probe/plan/classify.js';
-import { SAFE_CLASSES, type CallClass, type ToolInfo } from '../../src/probe/model/types.js';
+import { SAFE_CLASSES, type CallClass, type ToolInfo } from '../../src/probe/model/tools.js';
 
 interface Case {
   readonly lang: string;

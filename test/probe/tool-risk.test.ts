@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { TOOL_SPECS } from '../../src/fixture/tools.js';
-import {
-  callRefusal,
-  createMintedValues,
-  isRiskyParameter,
-  riskReason,
-  withoutOptionalSlots,
-} from '../../src/probe/plan/tool-risk.js';
-import type { ToolInfo } from '../../src/probe/model/types.js';
+import { callRefusal, withoutOptionalSlots } from '../../src/probe/runner/call-gate.js';
+import { createMintedValues } from '../../src/probe/runner/minted-values.js';
+import { isRiskyParameter, riskReason } from '../../src/probe/plan/tool-risk.js';
+import type { ToolInfo } from '../../src/probe/model/tools.js';
 
 /** A tool whose parameters are all strings the caller must give (a required slot is a harm sign). */
 const tool = (name: string, description: string, params: string[] = []): ToolInfo => ({

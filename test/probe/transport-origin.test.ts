@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startFixtureHttp, type FixtureHttp } from '../../src/fixture/http.js';
 import { findProbe } from '../../src/probe/runner/registry.js';
 import { runScan } from '../../src/probe/runner/scan.js';
-import type { ProbeResult, Target } from '../../src/probe/model/types.js';
+import type { ProbeResult } from '../../src/probe/model/report.js';
+import type { Target } from '../../src/probe/model/target.js';
 import { startHttp, type RunningHttp } from '../helpers/http.js';
 import { builtFixtureStdio } from '../helpers/cli.js';
 

@@ -4,7 +4,7 @@
  * baseline carries none of it.
  */
 import { describe, expect, it } from 'vitest';
-import type { RunReport } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
 import { REPORTERS } from '../../src/report/index.js';
 import { summaryLine } from '../../src/report/text.js';
 import { toSarif } from '../../src/report/sarif.js';

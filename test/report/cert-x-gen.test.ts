@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PROBES } from '../../src/probe/runner/registry.js';
-import type { ProbeResult, RunReport } from '../../src/probe/model/types.js';
+import type { ProbeResult, RunReport } from '../../src/probe/model/report.js';
 import {
   CERT_X_GEN_TEMPLATE,
   certXGen,

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { combinedBaselineText } from '../../src/cli/write-baseline.js';
 import { parseBaseline } from '../../src/probe/runner/baseline.js';
-import type { CombinedReport } from '../../src/probe/model/types.js';
+import type { CombinedReport } from '../../src/probe/model/report.js';
 import { REPORTERS } from '../../src/report/index.js';
 import { combinedSummaryLine } from '../../src/report/matrix.js';
 import { combined } from './sample-combined.js';

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/probe/evidence/evidence.js';
 import { shownCreated } from '../../src/probe/runner/scan-report.js';
-import { MAX_CREATED_SHOWN, MAX_CREATED_VALUE } from '../../src/probe/model/types.js';
+import { MAX_CREATED_SHOWN, MAX_CREATED_VALUE } from '../../src/probe/model/report.js';
 import { createdSentence } from '../../src/report/created.js';
 
 const IDENTITY_A = 'alice-token-5b1e0c9d';

@@ -5,7 +5,7 @@
  */
 import { REPORTERS, type ReportFormat } from '../../src/report/index.js';
 import type { RenderOptions } from '../../src/report/types.js';
-import type { CombinedReport, RunReport } from '../../src/probe/model/types.js';
+import type { CombinedReport, RunReport } from '../../src/probe/model/report.js';
 import { combined } from './sample-combined.js';
 import {
   baselinedReport,

@@ -3,7 +3,7 @@
  * totals that add up, and XML that stays well-formed whatever a hostile server put in the evidence.
  */
 import { describe, expect, it } from 'vitest';
-import type { RunReport } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
 import { junit, xmlAttr, xmlText } from '../../src/report/junit.js';
 import { report } from './sample-report.js';
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { inertMarkdown, markdown } from '../../src/report/markdown.js';
-import type { RunReport } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
 import { report } from './sample-report.js';
 
 const EVIL =

@@ -5,7 +5,8 @@
  * reports.
  */
 import { describe, expect, it } from 'vitest';
-import type { PlanEntry, RunReport } from '../../src/probe/model/types.js';
+import type { PlanEntry } from '../../src/probe/model/tools.js';
+import type { RunReport } from '../../src/probe/model/report.js';
 import { REPORTERS } from '../../src/report/index.js';
 import { toSarif, toSarifCombined } from '../../src/report/sarif.js';
 import type { RenderOptions } from '../../src/report/types.js';

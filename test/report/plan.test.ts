@@ -4,7 +4,8 @@
  * ten thousand tools with names a megabyte long.
  */
 import { describe, expect, it } from 'vitest';
-import type { CallPlan, PlanEntry, RunReport } from '../../src/probe/model/types.js';
+import type { CallPlan, PlanEntry } from '../../src/probe/model/tools.js';
+import type { RunReport } from '../../src/probe/model/report.js';
 import { REPORTERS } from '../../src/report/index.js';
 import {
   clipRaw,

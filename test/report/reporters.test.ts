@@ -3,7 +3,7 @@ import { REPORTERS, isReportFormat } from '../../src/report/index.js';
 import { shortBlob } from '../../src/report/evidence-lines.js';
 import { summaryLine } from '../../src/report/text.js';
 import { blob, report } from './sample-report.js';
-import type { RunReport } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
 
 describe('the text reporter', () => {
   const plain = REPORTERS.text.render(report, { color: false, evidence: 'summary' });

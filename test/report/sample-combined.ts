@@ -3,7 +3,7 @@
  * configured server, the
  * baselined one as another, one server that could not be started and one SSE-only entry.
  */
-import type { CombinedReport, RunReport } from '../../src/probe/model/types.js';
+import type { CombinedReport, RunReport } from '../../src/probe/model/report.js';
 import { baselinedReport, plannedReport, report } from './sample-report.js';
 
 const unstarted = (name: string, line: number, display: string, problem: string): RunReport => ({

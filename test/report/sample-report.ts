@@ -2,12 +2,8 @@
  * One fixed RunReport with every verdict, a control that did not hold, an observation, a long
  * sealed blob and a notification before the answer: the input of the reporter and golden tests.
  */
-import type {
-  CallPlan,
-  CombinedReport,
-  ReportRule,
-  RunReport,
-} from '../../src/probe/model/types.js';
+import type { CallPlan } from '../../src/probe/model/tools.js';
+import type { CombinedReport, ReportRule, RunReport } from '../../src/probe/model/report.js';
 import { findProbe } from '../../src/probe/runner/registry.js';
 import { ruleOf } from '../../src/probe/runner/scan-report.js';
 

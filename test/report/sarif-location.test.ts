@@ -4,7 +4,7 @@
  * or the user wrote that could escape it.
  */
 import { describe, expect, it } from 'vitest';
-import type { RunReport } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
 import {
   parseSarifLocation,
   placeOf,

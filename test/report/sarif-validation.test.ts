@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROBES } from '../../src/probe/runner/registry.js';
-import type { RunReport } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
 import { toSarif } from '../../src/report/sarif.js';
 import { CASES } from './golden-cases.js';
 import { githubProblems, uriProblem } from './sarif-github.js';

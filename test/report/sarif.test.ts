@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PROBES } from '../../src/probe/runner/registry.js';
-import type { RunReport } from '../../src/probe/model/types.js';
+import type { RunReport } from '../../src/probe/model/report.js';
 import { SARIF_SCHEMA, toSarif } from '../../src/report/sarif.js';
 import { report } from './sample-report.js';
 import { sarifProblems } from './sarif-structure.js';

@@ -20,7 +20,8 @@ import { MODES, type Mode } from '../../../src/fixture/flaws.js';
 import { fixtureStdioCommand } from '../../fixture/stdio-command.js';
 import { PROBES } from '../../../src/probe/runner/registry.js';
 import { runScan } from '../../../src/probe/runner/scan.js';
-import type { RunReport, Target, TransportKind } from '../../../src/probe/model/types.js';
+import type { RunReport } from '../../../src/probe/model/report.js';
+import type { Target, TransportKind } from '../../../src/probe/model/target.js';
 import { formatRatio, type BenchSuite, type Budget, type Check, type Table } from '../harness.js';
 
 const ROUNDS = 3;

@@ -21,7 +21,8 @@ import { startFixtureHttp } from '../../../src/fixture/http.js';
 import { fixtureStdioCommand } from '../../fixture/stdio-command.js';
 import { PROBES } from '../../../src/probe/runner/registry.js';
 import { runScan } from '../../../src/probe/runner/scan.js';
-import type { RunReport, Target, TransportKind } from '../../../src/probe/model/types.js';
+import type { RunReport } from '../../../src/probe/model/report.js';
+import type { Target, TransportKind } from '../../../src/probe/model/target.js';
 import { formatRatio, type BenchSuite, type Budget } from '../harness.js';
 
 /**

@@ -16,7 +16,7 @@ import { FOREIGN_TWINS } from '../../twins/foreign/index.js';
 import { startForeign } from '../../twins/foreign/targets.js';
 import { PROBES } from '../../../src/probe/runner/registry.js';
 import { runScan } from '../../../src/probe/runner/scan.js';
-import type { RunReport } from '../../../src/probe/model/types.js';
+import type { RunReport } from '../../../src/probe/model/report.js';
 import { formatRatio, type BenchSuite, type Budget } from '../harness.js';
 
 const ROUNDS = 5;

@@ -15,7 +15,7 @@ import { startForeign } from '../../twins/foreign/targets.js';
 import { pool } from '../../../src/cli/pool.js';
 import { PROBES } from '../../../src/probe/runner/registry.js';
 import { runScan } from '../../../src/probe/runner/scan.js';
-import type { RunReport } from '../../../src/probe/model/types.js';
+import type { RunReport } from '../../../src/probe/model/report.js';
 import type { BenchSuite, Check } from '../harness.js';
 
 /** Scans per target. */

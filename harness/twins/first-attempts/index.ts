@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { McpServer, type McpServerFactory } from '@modelcontextprotocol/server';
 import { createMemoryLedger } from '../../../src/ledger/memory.js';
-import type { Verdict } from '../../../src/probe/model/types.js';
+import type { Verdict } from '../../../src/probe/model/probe.js';
 import { createStateGuard } from '../../../src/sdk/guard.js';
 import { quietLog, stderrLog, type FixtureLog } from '../../../src/fixture/log.js';
 import { callerFor } from '../foreign/caller.js';

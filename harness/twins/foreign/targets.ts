@@ -3,7 +3,7 @@
  * needs (`identityHeader` for a header, `identityEnv` for an environment variable).
  */
 import type { ScanConfig } from '../../../src/probe/runner/scan.js';
-import type { Target, TransportKind } from '../../../src/probe/model/types.js';
+import type { Target, TransportKind } from '../../../src/probe/model/target.js';
 import { foreignStdioCommand } from './index.js';
 import type { ForeignTwin, IdentityCarrier } from './twin.js';
 

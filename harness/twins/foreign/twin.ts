@@ -7,7 +7,7 @@
  * The point of the family is to keep the scanner honest: it must reach the right verdict on
  * servers whose names, shapes and conventions it was not written around.
  */
-import type { Verdict } from '../../../src/probe/model/types.js';
+import type { Verdict } from '../../../src/probe/model/probe.js';
 
 /** How a twin learns who is calling. The scanner must be told the same carrier to scan it. */
 export type IdentityCarrier =

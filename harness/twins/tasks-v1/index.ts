@@ -15,7 +15,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { Verdict } from '../../../src/probe/model/types.js';
+import type { Verdict } from '../../../src/probe/model/probe.js';
 import { PRINCIPAL_META_KEY } from '../../../src/sdk/principal.js';
 import { identityOf, GUEST } from '../foreign/caller.js';
 import { MAX_TWIN_BODY_BYTES } from '../foreign/host.js';

@@ -13,7 +13,7 @@
  * task has finished (B is refused it while it runs). In
  * every variant `handle/cross-principal` is SKIPPED: no tool takes a task id back.
  */
-import type { Verdict } from '../../../src/probe/model/types.js';
+import type { Verdict } from '../../../src/probe/model/probe.js';
 import { callerFor } from '../foreign/caller.js';
 import { hostHttp, hostStdio } from '../foreign/host.js';
 import { variantIn, type ForeignTwin, type IdentityCarrier } from '../foreign/twin.js';

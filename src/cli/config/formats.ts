@@ -19,7 +19,7 @@ import { basename, dirname } from 'node:path';
 import { findNodeAtLocation, getNodeValue } from 'jsonc-parser';
 import type { Node } from 'jsonc-parser';
 import { ProbeUsageError } from '../../errors.js';
-import type { ServerSource } from '../../probe/model/types.js';
+import type { ServerSource } from '../../probe/model/report.js';
 import { visibleLine } from '../../report/visible.js';
 
 /** What one entry declares, before substitution. */

@@ -6,13 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import type { ExtraSecret } from '../../probe/evidence/evidence.js';
-import type {
-  HttpTls,
-  IdentityName,
-  ServerSource,
-  Target,
-  TransportKind,
-} from '../../probe/model/types.js';
+import type { HttpTls, IdentityName, Target, TransportKind } from '../../probe/model/target.js';
+import type { ServerSource } from '../../probe/model/report.js';
 import { displayTarget, type ScanConfig } from '../../probe/runner/scan.js';
 import type { ConnectionPolicy } from '../../probe/target/http-connection.js';
 import { visibleLine } from '../../report/visible.js';

@@ -10,7 +10,7 @@ import {
   type ScanConfig,
   type ScanProgress,
 } from '../../probe/runner/scan.js';
-import type { CombinedReport, RunReport } from '../../probe/model/types.js';
+import type { CombinedReport, RunReport } from '../../probe/model/report.js';
 import { pool } from '../pool.js';
 import { NOT_SCANNED, type ServerPlan } from './plan.js';
 

@@ -6,7 +6,7 @@
  * `--include-deprecated`, `--values <file>`, `--env NAME`).
  */
 import { ProbeUsageError } from '../../errors.js';
-import type { HttpTls, IdentityName } from '../../probe/model/types.js';
+import type { HttpTls, IdentityName } from '../../probe/model/target.js';
 import type { ConnectionPolicy } from '../../probe/target/http-connection.js';
 import { visibleLine } from '../../report/visible.js';
 import type { RegistryRequest } from '../registry-command.js';

@@ -15,7 +15,8 @@
  */
 import type { ProbeContext } from '../model/probe.js';
 import { answerInputs, preferredShape, type AnswerShape } from './answers.js';
-import type { Exchange, IdentityName, Outcome } from '../model/types.js';
+import type { Exchange, Outcome } from '../model/wire.js';
+import type { IdentityName } from '../model/target.js';
 import { leavesOf, type Leaf } from '../evidence/positions.js';
 import type { Call } from '../model/call.js';
 

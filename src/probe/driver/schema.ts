@@ -1,28 +1,15 @@
 /**
- * Reading a server's tool surface: which tools are safe to call, how to build type-correct
- * arguments from an input schema, and which values one tool mints that another takes back.
- *
- * Which tools are left alone, and why, is `tool-risk.ts`'s (with its lexicon, `risk-lexicon.ts`);
- * words are split by `words.ts`. Both are re-exported here for the surface code that reads names.
+ * Values from an input schema: type-correct arguments around a canary, the answers to a question's
+ * schema, and the parameters that take a handle. Discovery and every experiment build their calls
+ * here. Which tools may be called at all is the call plan's (`plan/tool-risk.ts`); an optional
+ * dangerous slot stays unset by the plan's reading of it (`plan/slots.ts`).
  */
-import { grantOf, type CallPermission } from '../plan/tool-risk.js';
-import type { ToolInfo } from '../model/types.js';
-
-export { wordsOf } from '../plan/words.js';
 import { wordsOf } from '../plan/words.js';
 import { slotRole } from '../plan/slots.js';
 
 type Schema = Record<string, unknown>;
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * The tools a probe may call in this pass: the call plan's `read` and `create` tools, and those the
- * user's word in force lets it call (`tool-risk.ts`).
- */
-export function callableTools(tools: readonly ToolInfo[], permission: CallPermission): ToolInfo[] {
-  return tools.filter((t) => grantOf(t, permission) !== undefined);
-}
 
 /** The properties and required names of an object schema. */
 export function objectShape(schema: unknown): {

@@ -4,7 +4,8 @@
  * report unserialisable.
  */
 import { boundValue, EVIDENCE_LIMITS } from './bound.js';
-import type { Evidence, IdentityName } from '../model/types.js';
+import type { Evidence } from '../model/evidence.js';
+import type { IdentityName } from '../model/target.js';
 
 /** Replaces secrets in strings and values. Built once per run from the two identities. */
 export interface Redactor {

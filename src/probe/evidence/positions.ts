@@ -12,6 +12,7 @@
  * Everything is bounded by the input, linearly: at most {@link MAX_CHARS} characters are read, at
  * most {@link MAX_LEAVES} leaves and {@link MAX_TOKENS} tokens in all are kept.
  */
+import type { Varying } from '../model/surface-map.js';
 
 /** One leaf of an answer: where it sits and what it says. */
 export interface Leaf {
@@ -199,15 +200,6 @@ export function differences(
     if (i >= 0) out.push({ path, before: clip(x.value), after: clip(y.value) });
   }
   return out;
-}
-
-/** A value that differs between two answers to the same request: what a call minted. */
-export interface Varying {
-  readonly path: string;
-  /** The whole leaf, when it varies as a whole or is a single token; else the varying token. */
-  readonly value: string;
-  /** The token index within the leaf, when only a token of it varies. */
-  readonly index?: number;
 }
 
 /**

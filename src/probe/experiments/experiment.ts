@@ -29,7 +29,8 @@ import {
 } from '../evidence/positions.js';
 import type { AnswerShape } from '../driver/answers.js';
 import { describe, retryFresh, viewOf, type Call, type Resumed } from '../driver/rounds.js';
-import type { Exchange, IdentityName } from '../model/types.js';
+import type { Exchange } from '../model/wire.js';
+import type { IdentityName } from '../model/target.js';
 
 /** An untouched flow's view and what varies in it by itself. */
 export interface Baseline {

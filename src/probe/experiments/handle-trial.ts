@@ -46,7 +46,8 @@ import { stringCarries } from '../evidence/encodings.js';
 import { differences, leavesOf, type Difference } from '../evidence/positions.js';
 import { decodeBlob, encodeBlob, randomSameShape } from './mutate.js';
 import { check, outOfBudget, startTrial, type Trial } from './trial.js';
-import type { ControlResult, IdentityName } from '../model/types.js';
+import type { ControlResult } from '../model/probe.js';
+import type { IdentityName } from '../model/target.js';
 
 const how = (d: Driven): string => (d.answered ? 'answered' : describe(d.exchange));
 

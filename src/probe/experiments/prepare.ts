@@ -18,7 +18,8 @@ import {
 } from '../driver/rounds.js';
 import { byDefault } from '../plan/tool-risk.js';
 import { makeCanary } from '../evidence/markers.js';
-import type { Exchange, IdentityName } from '../model/types.js';
+import type { Exchange } from '../model/wire.js';
+import type { IdentityName } from '../model/target.js';
 
 /** A request ready to send: the canary planted in it, and the handles minted for it. */
 export interface Prepared {

@@ -3,7 +3,7 @@
  * error's content, and the HTTP status that carried it, with the presented id blanked wherever
  * the answer quotes it, so that "Task X not found" and "Task Y not found" read alike.
  */
-import type { Exchange } from '../model/types.js';
+import type { Exchange } from '../model/wire.js';
 
 /** What one refusal shows a client, the presented id blanked: `text` to compare, `label` to show. */
 export interface RefusalView {

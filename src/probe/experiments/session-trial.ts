@@ -23,9 +23,12 @@ import {
   markersShown,
   type Marker,
 } from '../evidence/markers.js';
-import { argumentsFor, callableTools, objectShape } from '../driver/schema.js';
+import { argumentsFor, objectShape } from '../driver/schema.js';
+import { callableTools } from '../plan/tool-risk.js';
 import type { ProbeContext } from '../model/probe.js';
-import type { Exchange, IdentityName, StreamReading, ToolInfo } from '../model/types.js';
+import type { Exchange, StreamReading } from '../model/wire.js';
+import type { IdentityName } from '../model/target.js';
+import type { ToolInfo } from '../model/tools.js';
 
 /** How long a GET stream is read once the provoking call has returned, and how much of it. */
 export const STREAM_WINDOW_MS = 500;

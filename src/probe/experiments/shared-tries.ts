@@ -28,7 +28,8 @@ import {
   type Call,
   type Resumed,
 } from '../driver/rounds.js';
-import type { Exchange, IdentityName } from '../model/types.js';
+import type { Exchange } from '../model/wire.js';
+import type { IdentityName } from '../model/target.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -26,7 +26,7 @@ import { randomSameShape } from './mutate.js';
 import { handleDifference } from './handle-trial.js';
 import { refusalView, sameRefusal } from './refusals.js';
 import { check, startTrial, type Trial } from './trial.js';
-import type { Exchange } from '../model/types.js';
+import type { Exchange } from '../model/wire.js';
 
 /** The reads of a task: the extension's `tasks/get`, and 2025-11-25's `tasks/result`. */
 export const TASK_READS = ['tasks/get', 'tasks/result'] as const;

@@ -11,10 +11,13 @@
  * `taskId`. Everything read from an answer is bounded: a task id over 1024 characters is no task id.
  */
 import { errored, skipped, type ProbeContext, type ProbeDecision } from '../model/probe.js';
-import type { Exchange, IdentityName, ToolInfo } from '../model/types.js';
+import type { Exchange } from '../model/wire.js';
+import type { IdentityName } from '../model/target.js';
+import type { ToolInfo } from '../model/tools.js';
 import { makeCanary } from '../evidence/markers.js';
 import { describe, resultTypeOf } from '../driver/rounds.js';
-import { argumentsFor, callableTools } from '../driver/schema.js';
+import { argumentsFor } from '../driver/schema.js';
+import { callableTools } from '../plan/tool-risk.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 

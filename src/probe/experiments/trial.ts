@@ -5,7 +5,8 @@
  * cannot turn a sound verdict on another candidate into `errored`.
  */
 import type { ProbeContext, ProbeDecision } from '../model/probe.js';
-import type { ControlResult, Exchange, Observation } from '../model/types.js';
+import type { ControlResult, Observation } from '../model/probe.js';
+import type { Exchange } from '../model/wire.js';
 
 /** A candidate's controls, observations and decision. */
 export interface Trial {

@@ -5,19 +5,27 @@
  * evidence, enforces the call budget and timeouts, turns exceptions into `errored`, and downgrades a
  * `confirmed` or `refuted` to `errored` when any control did not hold.
  */
-import type {
-  ControlResult,
-  Exchange,
-  IdentityName,
-  LegacySessions,
-  ProtocolInfo,
-  RequestOptions,
-  Target,
-  TransportKind,
-  Verdict,
-} from './types.js';
+import type { Exchange, LegacySessions, ProtocolInfo, RequestOptions } from './wire.js';
+import type { IdentityName, Target, TransportKind } from './target.js';
 import type { Reference } from './references.js';
 import type { SurfaceMap } from './surface-map.js';
+
+/** The four verdicts. `errored` must never read as green. */
+export const VERDICTS = ['confirmed', 'refuted', 'skipped', 'errored'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+/** The state of one control: a precondition that must hold before a verdict means anything. */
+export interface ControlResult {
+  readonly held: boolean;
+  readonly expected: string;
+  readonly observed: string;
+}
+
+/** A named fact the probe noticed that changes how its subject call is read. */
+export interface Observation {
+  readonly label: string;
+  readonly detail: string;
+}
 
 /**
  * What the user told the scan for the probes that need more than a target: how long a state must

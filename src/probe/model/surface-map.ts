@@ -1,12 +1,10 @@
 /**
- * The shape of what discovery found (see `recipes.ts`, which mints and presents the values): plain
- * types, so the probe contract (`define.ts`) can name a {@link SurfaceMap} without importing the code
- * that drives calls, which itself imports that contract.
+ * The shape of what discovery found (see `surface/recipes.ts`, which mints and presents the values):
+ * plain types, so the probe contract (`probe.ts`) can name a {@link SurfaceMap} without importing
+ * the code that finds it or drives calls, which itself imports that contract.
  */
 import type { Call } from './call.js';
-import type { ToolInfo } from './types.js';
-import type { Found } from '../surface/harvest.js';
-import type { Choice } from '../surface/choices.js';
+import type { ToolInfo } from './tools.js';
 
 /**
  * A request that hands values out but is no tool: a listed resource's `resources/read` or a
@@ -52,6 +50,41 @@ export type Consumer =
       /** A URI template (`snippet://{id}`) whose variables the value fills; absent: the value is the URI. */
       readonly template?: string;
     };
+
+/** A value that differs between two answers to the same request: what a call minted. */
+export interface Varying {
+  readonly path: string;
+  /** The whole leaf, when it varies as a whole or is a single token; else the varying token. */
+  readonly value: string;
+  /** The token index within the leaf, when only a token of it varies. */
+  readonly index?: number;
+}
+
+/** A value an answer handed out, and where it sat. */
+export interface Found {
+  readonly value: string;
+  /** The key it sat under (`bookingCode`, `uri`), when it had one. */
+  readonly key?: string;
+  /**
+   * Where it sat, stable across answers of the same call (`r0:structuredContent.booking.code`,
+   * `r1:content.0.text#2`): a fresh answer's value at the same place is the fresh handle.
+   */
+  readonly where: string;
+  readonly kind: 'structured' | 'json' | 'prose' | 'link' | 'meta';
+  /** An integer (`{"ticket": {"id": 17}}`), which a numeric parameter takes as a number. */
+  readonly numeric?: true;
+  /** It differed between two identical minting calls (else: held by a deterministic mint). */
+  readonly varying?: true;
+  /** The round of the minting call whose answer held it, and its position there. */
+  readonly round: number;
+  readonly position: Varying;
+}
+
+/** One argument changed from the placeholder's: the value that opened a flow. */
+export interface Choice {
+  readonly path: readonly string[];
+  readonly value: string | number | boolean;
+}
 
 /** A value one call mints and another takes back. */
 export interface HandleRecipe {

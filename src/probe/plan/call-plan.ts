@@ -5,8 +5,9 @@
  * (`classify.ts`), and either who lets it be called or the flag that would.
  */
 import { classOf, grantOf, type CallPermission } from './tool-risk.js';
-import type { CallClass, CallGrant, CallPlan, PlanEntry, ProtocolInfo } from '../model/types.js';
-import { SAFE_CLASSES } from '../model/types.js';
+import type { CallClass, CallGrant, CallPlan, PlanEntry } from '../model/tools.js';
+import type { ProtocolInfo } from '../model/wire.js';
+import { SAFE_CLASSES } from '../model/tools.js';
 import { classifyReadable } from './classify.js';
 
 /** What the user said about calls. */

@@ -25,7 +25,7 @@
  */
 import { fold, clausesOf, wordsOf } from './words.js';
 import { dangerousSlots, paramsOf, roleOfDescription, stripIdentifiers } from './slots.js';
-import type { CallClass, ToolInfo } from '../model/types.js';
+import type { CallClass, ToolInfo } from '../model/tools.js';
 import { readOnlyAgreed } from './agreement.js';
 import { EXISTING, NEW_OBJECT, STORING_VERBS } from './lexicon.js';
 import { compile, matches } from './match.js';

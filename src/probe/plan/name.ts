@@ -4,7 +4,7 @@
  * conjunction), the noun that says what it reports, and any harm inside it (`classify.ts` decides).
  */
 import { isUnspaced, wordsOf } from './words.js';
-import type { CallClass } from '../model/types.js';
+import type { CallClass } from '../model/tools.js';
 import { READ_HEADS, NOUN_VERBS, QUESTION_WORDS, SHARED_OBJECTS, VERB_LAST } from './lexicon.js';
 import { matches, mixesScripts, phraseIn } from './match.js';
 import {

@@ -15,7 +15,7 @@ import {
   NEGATION_BEFORE_CJK,
 } from './risk-lexicon.js';
 import { fold } from './words.js';
-import type { CallClass } from '../model/types.js';
+import type { CallClass } from '../model/tools.js';
 import {
   READ_TAILS,
   CREATE_VERBS,

@@ -21,7 +21,7 @@
 import { canonicalLine } from './command-words.js';
 import { ProbeUsageError } from '../../errors.js';
 import { findProbe, PROBES } from './registry.js';
-import type { BaselineSummary, ProbeResult, RunReport } from '../model/types.js';
+import type { BaselineSummary, ProbeResult, RunReport } from '../model/report.js';
 
 /** One accepted finding. */
 export interface BaselineEntry {

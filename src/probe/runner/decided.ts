@@ -8,7 +8,7 @@
  * tool that writes, spends or deletes) is *undecided* even when others decided: it carries the flags
  * that would let it decide (`decideWith`), and the run exits 5 unless `--allow-undecided`.
  */
-import type { ProbeResult, RunReport } from '../model/types.js';
+import type { ProbeResult, RunReport } from '../model/report.js';
 
 /** True when `r` decided nothing: `skipped` or `errored`. */
 export const undecided = (r: Pick<ProbeResult, 'verdict'>): boolean =>

@@ -6,7 +6,7 @@
 import { defineProbe, skipped } from '../model/probe.js';
 import { runProbe, type ProbeRunOptions } from './run.js';
 import type { EngineSession } from '../target/session.js';
-import type { Evidence } from '../model/types.js';
+import type { Evidence } from '../model/evidence.js';
 import { EMPTY_SURFACE } from './run.js';
 import type { SurfaceMap } from '../surface/recipes.js';
 import { survey, surveyBudget, type SurveyOptions } from '../surface/survey.js';

@@ -12,18 +12,12 @@
  * target that answered nothing usable each is `errored` naming what did not answer. Probes never
  * see a non-modern session.
  */
-import type {
-  ControlResult,
-  Evidence,
-  Exchange,
-  LegacySessions,
-  Observation,
-  ProbeResult,
-  RequestOptions,
-  ToolInfo,
-  Verdict,
-} from '../model/types.js';
-import { VERDICTS } from '../model/types.js';
+import type { ControlResult, Observation, Verdict } from '../model/probe.js';
+import type { Evidence } from '../model/evidence.js';
+import type { Exchange, LegacySessions, RequestOptions } from '../model/wire.js';
+import type { ProbeResult } from '../model/report.js';
+import type { ToolInfo } from '../model/tools.js';
+import { VERDICTS } from '../model/probe.js';
 import type {
   Probe,
   ProbeContext,
@@ -35,13 +29,9 @@ import type { SetupSink, SetupStore } from './shared-setup.js';
 import type { Redactor } from '../evidence/evidence.js';
 import { noteEvidence, stderrEvidence } from '../evidence/evidence.js';
 import { requiredOf, unhonourable } from '../target/capabilities.js';
-import {
-  callRefusal,
-  withoutOptionalSlots,
-  uncalledTools,
-  type CallPermission,
-  type MintedValues,
-} from '../plan/tool-risk.js';
+import { callRefusal, withoutOptionalSlots } from './call-gate.js';
+import { uncalledTools, type CallPermission } from '../plan/tool-risk.js';
+import type { MintedValues } from './minted-values.js';
 import type { EngineSession } from '../target/session.js';
 import type { SurfaceMap } from '../surface/recipes.js';
 import { INTERNAL_ERROR } from '../model/surface-map.js';

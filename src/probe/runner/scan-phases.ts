@@ -15,15 +15,12 @@ import { runSurvey, SURVEY, type Survey } from './run-survey.js';
 import { recipeName, type SurfaceMap } from '../surface/recipes.js';
 import type { Offer } from '../surface/survey.js';
 import { permissionOf } from '../plan/call-plan.js';
-import {
-  createMintedValues,
-  byDefault,
-  grantOf,
-  type CallPermission,
-  type MintedValues,
-} from '../plan/tool-risk.js';
+import { createMintedValues, type MintedValues } from './minted-values.js';
+import { byDefault, grantOf, type CallPermission } from '../plan/tool-risk.js';
 import type { EngineSession, OpenedSession } from '../target/session.js';
-import type { Evidence, ProbeResult, RunReport, ToolInfo } from '../model/types.js';
+import type { Evidence } from '../model/evidence.js';
+import type { ProbeResult, RunReport } from '../model/report.js';
+import type { ToolInfo } from '../model/tools.js';
 
 /**
  * How many lanes of probes run at a time: every lane of a full scan, so the scan takes as long as

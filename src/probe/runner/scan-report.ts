@@ -8,17 +8,12 @@ import type { Redactor } from '../evidence/evidence.js';
 import { recipeName, type SurfaceMap } from '../surface/recipes.js';
 import { buildCallPlan, type CallWord } from '../plan/call-plan.js';
 import { leftAloneWhy } from '../plan/tool-risk.js';
-import type {
-  CallPlan,
-  Evidence,
-  ProbeResult,
-  ProtocolInfo,
-  ReportRule,
-  RunReport,
-  ShedSummary,
-  TransportKind,
-} from '../model/types.js';
-import { MAX_CREATED_SHOWN, MAX_CREATED_VALUE } from '../model/types.js';
+import type { CallPlan } from '../model/tools.js';
+import type { Evidence } from '../model/evidence.js';
+import type { ProbeResult, ReportRule, RunReport, ShedSummary } from '../model/report.js';
+import type { ProtocolInfo } from '../model/wire.js';
+import type { TransportKind } from '../model/target.js';
+import { MAX_CREATED_SHOWN, MAX_CREATED_VALUE } from '../model/report.js';
 import { packageVersion } from './version.js';
 
 /** How many requests `evidence` records (an exchange each; notes and stderr are none). */

@@ -15,14 +15,10 @@ import { createPace, shedSummary } from '../target/pace.js';
 import { runPhases, type ScanClock, type ScanRun } from './scan-phases.js';
 import { buildReport, exchangesIn, redactPlan } from './scan-report.js';
 import { buildCallPlan, unlistedAllowed } from '../plan/call-plan.js';
-import type {
-  CallPlan,
-  IdentityName,
-  ProbeResult,
-  ProtocolInfo,
-  RunReport,
-  Target,
-} from '../model/types.js';
+import type { CallPlan } from '../model/tools.js';
+import type { IdentityName, Target } from '../model/target.js';
+import type { ProbeResult, RunReport } from '../model/report.js';
+import type { ProtocolInfo } from '../model/wire.js';
 import { packageVersion } from './version.js';
 
 export { packageVersion };

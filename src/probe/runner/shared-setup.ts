@@ -3,7 +3,7 @@
  * identity). It holds each value and the exchanges that made it, and counts the requests the setup
  * sent, which the report shows apart from every probe's own (`requests.shared`).
  */
-import type { Evidence } from '../model/types.js';
+import type { Evidence } from '../model/evidence.js';
 
 /** Where a setup's requests go while it is made: its evidence and the scan's count. */
 export interface SetupSink {

@@ -7,7 +7,8 @@
  * first, a few calls at most. Nothing here is the server's choice: every value tried is one its
  * own schema declares, and a target's schema is bounded before it is read.
  */
-import type { ToolInfo } from '../model/types.js';
+import type { ToolInfo } from '../model/tools.js';
+import type { Choice } from '../model/surface-map.js';
 import { byDefault } from '../plan/tool-risk.js';
 import { argumentsFor, objectShape, pathKey, type Fill } from '../driver/schema.js';
 
@@ -17,12 +18,6 @@ export const MAX_CHOICE_TRIES = 3;
 const MAX_VALUES = 16;
 const MAX_VALUE_CHARS = 200;
 const MAX_DEPTH = 4;
-
-/** One argument changed from the placeholder's: the value that opened a flow. */
-export interface Choice {
-  readonly path: readonly string[];
-  readonly value: string | number | boolean;
-}
 
 /** `priority: "urgent"`, `options.confirm: true`: how a report names a choice. */
 export const choiceName = (c: Choice): string => `${c.path.join('.')}: ${JSON.stringify(c.value)}`;

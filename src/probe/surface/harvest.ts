@@ -13,27 +13,9 @@
  *
  * A fresh mint's handle is the value at the same position of a fresh answer ({@link findLike}).
  */
-import { leavesOf, valueAt, varyingValues, type Varying } from '../evidence/positions.js';
-
-/** A value an answer handed out, and where it sat. */
-export interface Found {
-  readonly value: string;
-  /** The key it sat under (`bookingCode`, `uri`), when it had one. */
-  readonly key?: string;
-  /**
-   * Where it sat, stable across answers of the same call (`r0:structuredContent.booking.code`,
-   * `r1:content.0.text#2`): a fresh answer's value at the same place is the fresh handle.
-   */
-  readonly where: string;
-  readonly kind: 'structured' | 'json' | 'prose' | 'link' | 'meta';
-  /** An integer (`{"ticket": {"id": 17}}`), which a numeric parameter takes as a number. */
-  readonly numeric?: true;
-  /** It differed between two identical minting calls (else: held by a deterministic mint). */
-  readonly varying?: true;
-  /** The round of the minting call whose answer held it, and its position there. */
-  readonly round: number;
-  readonly position: Varying;
-}
+import { leavesOf, valueAt, varyingValues } from '../evidence/positions.js';
+import type { Varying } from '../model/surface-map.js';
+import type { Found } from '../model/surface-map.js';
 
 const MAX_VALUE = 4096;
 const MAX_FOUND = 64;

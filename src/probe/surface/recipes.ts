@@ -11,8 +11,9 @@ import type { ProbeContext } from '../model/probe.js';
 import { callThrough, toolCall, type Call, type Driven } from '../driver/rounds.js';
 import { makeCanary } from '../evidence/markers.js';
 import { argumentsFor, pathKey } from '../driver/schema.js';
-import type { IdentityName } from '../model/types.js';
-import { findLike, type Found } from './harvest.js';
+import type { IdentityName } from '../model/target.js';
+import { findLike } from './harvest.js';
+import type { Found } from '../model/surface-map.js';
 import {
   isReader,
   type CoSlot,

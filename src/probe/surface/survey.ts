@@ -22,19 +22,22 @@ import {
 import { makeCanary, shows } from '../evidence/markers.js';
 import {
   argumentsFor,
-  callableTools,
   isReferenceName,
   objectShape,
   pathKey,
   slotsOf,
-  wordsOf,
   type Slot,
 } from '../driver/schema.js';
-import type { Exchange, PromptInfo, ProtocolInfo, ToolInfo } from '../model/types.js';
-import { harvestMint, type Found } from './harvest.js';
+import { callableTools } from '../plan/tool-risk.js';
+import { wordsOf } from '../plan/words.js';
+import type { Exchange, ProtocolInfo } from '../model/wire.js';
+import type { PromptInfo, ToolInfo } from '../model/tools.js';
+import { harvestMint } from './harvest.js';
+import type { Found } from '../model/surface-map.js';
 import { INTERNAL_ERROR, SURVEY_BUDGET_SPENT, SURVEY_CAP_PASSED } from '../model/surface-map.js';
 import { byDefault, isRiskyParameter, judgeTool, type CallPermission } from '../plan/tool-risk.js';
-import { choiceFill, choiceName, choicesFor, type Choice } from './choices.js';
+import { choiceFill, choiceName, choicesFor } from './choices.js';
+import type { Choice } from '../model/surface-map.js';
 import { classifyReadable } from '../plan/classify.js';
 import { readableGrant } from '../plan/call-plan.js';
 import {

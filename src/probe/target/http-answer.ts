@@ -4,7 +4,7 @@
  * id, carried by a 2xx or a 4xx, is a decision (see `http.ts`).
  */
 import { createParser } from 'eventsource-parser';
-import type { Outcome } from '../model/types.js';
+import type { Outcome } from '../model/wire.js';
 import type { HttpAnswer } from './http-connection.js';
 import { answerOutcome, describeBody, failure, isAnswerTo, parseJson } from './jsonrpc.js';
 

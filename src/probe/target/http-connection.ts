@@ -12,7 +12,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { HttpTls } from '../model/types.js';
+import type { HttpTls } from '../model/target.js';
 import type { ConnectionPolicy } from '../model/connection-policy.js';
 
 // The policies live on their own (the vocabulary in types.ts names one); importers keep this path.

@@ -18,7 +18,7 @@
 import { createParser } from 'eventsource-parser';
 import type { Redactor } from '../evidence/evidence.js';
 import { httpEvidence } from '../evidence/evidence.js';
-import type { StreamReading } from '../model/types.js';
+import type { StreamReading } from '../model/wire.js';
 import type { HttpConnections } from './http-connection.js';
 import type { ChannelReply, ChannelRequest, ListenRequest } from './jsonrpc.js';
 import { abortOutcome, failure, parseJson } from './jsonrpc.js';

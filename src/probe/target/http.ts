@@ -11,7 +11,8 @@
  */
 import type { Redactor } from '../evidence/evidence.js';
 import { httpEvidence } from '../evidence/evidence.js';
-import type { HttpTls, Outcome } from '../model/types.js';
+import type { HttpTls } from '../model/target.js';
+import type { Outcome } from '../model/wire.js';
 import { readAnswer } from './http-answer.js';
 import {
   createHttpConnections,

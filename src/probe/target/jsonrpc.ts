@@ -7,7 +7,9 @@
  * would let a server (or a proxy) put words in its own mouth.
  */
 import { boundValue, OUTCOME_LIMITS } from '../evidence/bound.js';
-import type { Evidence, Failure, IdentityName, Outcome, StreamReading } from '../model/types.js';
+import type { Evidence } from '../model/evidence.js';
+import type { Failure, Outcome, StreamReading } from '../model/wire.js';
+import type { IdentityName } from '../model/target.js';
 
 /** A JSON-RPC 2.0 request as sent. */
 export interface JsonRpcRequest {

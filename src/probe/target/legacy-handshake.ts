@@ -2,7 +2,8 @@
  * A legacy (2025-11-25) server's handshake: `initialize`, then `notifications/initialized`, as one
  * identity, keeping the session id the server hands out for it.
  */
-import type { IdentityName, Outcome } from '../model/types.js';
+import type { IdentityName } from '../model/target.js';
+import type { Outcome } from '../model/wire.js';
 import { LEGACY_CAPABILITIES } from './capabilities.js';
 import { LEGACY_VERSION } from './session-options.js';
 import { identityHeaders, keepSession, type Wire } from './session-wire.js';

@@ -2,7 +2,7 @@
  * A legacy HTTP server's sessions as the scan holds them (see {@link LegacySessions}): a probe may
  * open a fresh one, end one with `DELETE`, or read an identity's GET event stream.
  */
-import type { Exchange, LegacySessions } from '../model/types.js';
+import type { Exchange, LegacySessions } from '../model/wire.js';
 import { initializeAs } from './legacy-handshake.js';
 import { LEGACY_VERSION } from './session-options.js';
 import { request } from './session-request.js';

@@ -15,7 +15,7 @@
  * The pace also counts what shedding cost, for the report: requests shed by kind, requests sent
  * again, requests that never got through, and the time spent waiting.
  */
-import type { ShedSummary } from '../model/types.js';
+import type { ShedSummary } from '../model/report.js';
 import type { Shed, ShedKind } from './shed.js';
 
 /** How hard a request pushes against a server that sheds. */

@@ -4,7 +4,7 @@
  * B's started on its first use.
  */
 import { withSessionIds } from '../evidence/evidence.js';
-import type { IdentityName, Target } from '../model/types.js';
+import type { IdentityName, Target } from '../model/target.js';
 import { createHttpChannel } from './http.js';
 import type { Channel } from './jsonrpc.js';
 import type { SessionOptions } from './session-options.js';

@@ -5,7 +5,7 @@
  * to a legacy `initialize`. A target that answers none of these is `unknown`, and the reading names
  * what did not answer.
  */
-import type { Outcome, ProtocolInfo } from '../model/types.js';
+import type { Outcome, ProtocolInfo } from '../model/wire.js';
 import { initializeAs } from './legacy-handshake.js';
 import { metaServerInfo, readServerInfo, type OpeningStep } from './session-lists.js';
 import { MODERN_VERSION } from './session-options.js';

@@ -2,7 +2,8 @@
  * What a session lists once its era is known: the tools (a modern server's every page, bounded),
  * the prompts, resources and resource templates, and the server's self-description.
  */
-import type { Outcome, ProtocolInfo, ToolInfo } from '../model/types.js';
+import type { Outcome, ProtocolInfo } from '../model/wire.js';
+import type { ToolInfo } from '../model/tools.js';
 import { META } from './session-options.js';
 
 /** Sends one request of the opening as A and resolves with its outcome (recorded as evidence). */

@@ -4,7 +4,9 @@
  * together, all import them from here.
  */
 import type { Redactor } from '../evidence/evidence.js';
-import type { Evidence, IdentityName, ScanSession } from '../model/types.js';
+import type { Evidence } from '../model/evidence.js';
+import type { IdentityName } from '../model/target.js';
+import type { ScanSession } from '../model/wire.js';
 import type { Pace } from './pace.js';
 
 /** The protocol version the scanner speaks first. */

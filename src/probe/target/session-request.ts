@@ -3,7 +3,8 @@
  * limit, the era's framing and the identity (bearer, header or `_meta`), and the session id a
  * legacy `initialize` hands out, named in the evidence.
  */
-import type { Exchange, IdentityName, RequestOptions } from '../model/types.js';
+import type { Exchange, RequestOptions } from '../model/wire.js';
+import type { IdentityName } from '../model/target.js';
 import {
   abortOutcome,
   AbortCause,

@@ -3,13 +3,9 @@
  * sessions per identity. The era rules (`session-era.ts`) set the framing once the target has
  * answered; requests (`session-request.ts`) read it on every send.
  */
-import type {
-  Evidence,
-  IdentityName,
-  ProtocolInfo,
-  RequestOptions,
-  Target,
-} from '../model/types.js';
+import type { Evidence } from '../model/evidence.js';
+import type { IdentityName, Target } from '../model/target.js';
+import type { ProtocolInfo, RequestOptions } from '../model/wire.js';
 import type { Channel } from './jsonrpc.js';
 import { MODERN_CAPABILITIES } from './capabilities.js';
 import { createPace, type Pace } from './pace.js';

@@ -7,7 +7,10 @@
  * one request (`session-request.ts`), the era rules (`session-era.ts`), a legacy server's handshake
  * and sessions (`legacy-handshake.ts`, `legacy-sessions.ts`), and the lists (`session-lists.ts`).
  */
-import type { Evidence, ProtocolInfo, Target, ToolInfo } from '../model/types.js';
+import type { Evidence } from '../model/evidence.js';
+import type { ProtocolInfo } from '../model/wire.js';
+import type { Target } from '../model/target.js';
+import type { ToolInfo } from '../model/tools.js';
 import { learnEra } from './session-era.js';
 import { legacySessions } from './legacy-sessions.js';
 import {

@@ -7,7 +7,8 @@
  */
 import type { Redactor } from '../evidence/evidence.js';
 import { noteEvidence } from '../evidence/evidence.js';
-import type { Evidence, Exchange } from '../model/types.js';
+import type { Evidence } from '../model/evidence.js';
+import type { Exchange } from '../model/wire.js';
 import { abortOutcome } from './jsonrpc.js';
 import type { Pace } from './pace.js';
 import { shedLabel, SHED_KINDS, type Shed, type ShedKind } from './shed.js';

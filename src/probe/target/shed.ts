@@ -18,7 +18,7 @@
  * How long to wait comes from `Retry-After` (delta-seconds, fractional tolerated, or an HTTP-date),
  * `Retry-After-Ms`, or the error's `data`; absent, the pace picks a backoff (`pace.ts`).
  */
-import type { Outcome } from '../model/types.js';
+import type { Outcome } from '../model/wire.js';
 
 /** The shape a server shed load in. */
 export const SHED_KINDS = ['429', '503', 'in-band'] as const;

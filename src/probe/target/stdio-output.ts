@@ -3,7 +3,7 @@
  * whole, not cut), and stderr kept, bounded, for the evidence and for what a crash says.
  */
 import { StringDecoder } from 'node:string_decoder';
-import type { Outcome } from '../model/types.js';
+import type { Outcome } from '../model/wire.js';
 import { failure } from './jsonrpc.js';
 
 const MAX_STDERR_LINES = 200;

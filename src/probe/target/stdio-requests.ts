@@ -6,7 +6,7 @@
  */
 import type { Redactor } from '../evidence/evidence.js';
 import { jsonrpcEvidence } from '../evidence/evidence.js';
-import type { Outcome } from '../model/types.js';
+import type { Outcome } from '../model/wire.js';
 import type { ChannelReply, ChannelRequest } from './jsonrpc.js';
 import { abortOutcome, answerOutcome, failure, isAnswerTo, parseJson } from './jsonrpc.js';
 

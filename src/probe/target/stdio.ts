@@ -17,7 +17,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import type { Redactor } from '../evidence/evidence.js';
-import type { Outcome } from '../model/types.js';
+import type { Outcome } from '../model/wire.js';
 import type { Channel } from './jsonrpc.js';
 import { failure } from './jsonrpc.js';
 import { GROUPS, trackGroup } from './process-group.js';

@@ -8,7 +8,8 @@ import { defineProbe } from '../../../src/probe/model/probe.js';
 import { createRedactor } from '../../../src/probe/evidence/evidence.js';
 import type { SessionOptions } from '../../../src/probe/target/session.js';
 import { DEFAULT_PRINCIPAL_META_KEY } from '../../../src/probe/target/session.js';
-import type { Evidence, Target } from '../../../src/probe/model/types.js';
+import type { Evidence } from '../../../src/probe/model/evidence.js';
+import type { Target } from '../../../src/probe/model/target.js';
 
 /** Two identity secrets that must never appear in evidence or output. */
 export const IDS = { A: 'alice-secret-token-7f3a9c', B: 'bob-secret-token-2d81e4' } as const;

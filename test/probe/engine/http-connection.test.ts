@@ -13,7 +13,7 @@ import {
   isLoopbackHost,
   type ConnectionPolicy,
 } from '../../../src/probe/target/http-connection.js';
-import type { RunReport } from '../../../src/probe/model/types.js';
+import type { RunReport } from '../../../src/probe/model/report.js';
 import { startHttp, type RunningHttp } from '../../helpers/http.js';
 
 function exchangeTimes(report: RunReport): number[] {

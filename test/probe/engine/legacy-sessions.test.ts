@@ -7,7 +7,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSession, type EngineSession } from '../../../src/probe/target/session.js';
-import type { Evidence, LegacySessions } from '../../../src/probe/model/types.js';
+import type { Evidence } from '../../../src/probe/model/evidence.js';
+import type { LegacySessions } from '../../../src/probe/model/wire.js';
 import { startHttp, type RunningHttp } from '../../helpers/http.js';
 import { sessionOptions } from './helpers.js';
 

@@ -4,7 +4,7 @@ import { createRedactor } from '../../../src/probe/evidence/evidence.js';
 import { runProbe } from '../../../src/probe/runner/run.js';
 import { openSession } from '../../../src/probe/target/session.js';
 import type { EngineSession } from '../../../src/probe/target/session.js';
-import type { Outcome } from '../../../src/probe/model/types.js';
+import type { Outcome } from '../../../src/probe/model/wire.js';
 import { startHttpServer } from '../../servers/http-server.js';
 import type { TestHttpServer } from '../../servers/http-server.js';
 import { IDS, labelOf, sessionOptions, inline } from './helpers.js';

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { isRateLimitError, retryAfterMs, shedOf } from '../../../src/probe/target/shed.js';
-import type { Outcome } from '../../../src/probe/model/types.js';
+import type { Outcome } from '../../../src/probe/model/wire.js';
 
 const error = (code: number, message: string, data?: unknown): Outcome => ({
   kind: 'error',

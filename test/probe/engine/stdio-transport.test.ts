@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { openSession } from '../../../src/probe/target/session.js';
 import type { OpenedSession } from '../../../src/probe/target/session.js';
-import type { Evidence } from '../../../src/probe/model/types.js';
+import type { Evidence } from '../../../src/probe/model/evidence.js';
 import { IDS, labelOf, sessionOptions, stdioTarget } from './helpers.js';
 
 async function withSession(

@@ -9,7 +9,7 @@ import {
   type jsonSchemaValidator,
   type McpServerFactory,
 } from '@modelcontextprotocol/server';
-import type { Verdict } from '../../../../src/probe/model/types.js';
+import type { Verdict } from '../../../../src/probe/model/probe.js';
 import { quietLog, stderrLog, type FixtureLog } from '../../../../src/fixture/log.js';
 import { callerFor, type CallerOf } from '../caller.js';
 import { hostHttp, hostStdio } from '../host.js';

@@ -7,7 +7,7 @@
  * scanner declared the Tasks extension its `-32021` asked for. The task tool is found by calling the
  * tools in the server's order (it is the ninth), and A's job is polled to its end first.
  */
-import type { Verdict } from '../../../../src/probe/model/types.js';
+import type { Verdict } from '../../../../src/probe/model/probe.js';
 import { quietLog, stderrLog } from '../../../../src/fixture/log.js';
 import { callerFor } from '../caller.js';
 import { hostHttp, hostStdio } from '../host.js';

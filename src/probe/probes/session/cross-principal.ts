@@ -27,7 +27,8 @@ import {
   type SessionSurface,
   type SessionView,
 } from '../../experiments/session-trial.js';
-import type { Exchange, LegacySessions, StreamReading, ToolInfo } from '../../model/types.js';
+import type { Exchange, LegacySessions, StreamReading } from '../../model/wire.js';
+import type { ToolInfo } from '../../model/tools.js';
 
 const RATIONALE = `
 A 2025-11-25 Streamable HTTP server keeps a client's state behind the \`Mcp-Session-Id\` header.

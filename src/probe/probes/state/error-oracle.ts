@@ -19,7 +19,7 @@ import {
   type FoundFlow,
 } from '../../experiments/prepare.js';
 import { check, outOfBudget, report, startTrial, type Trial } from '../../experiments/trial.js';
-import type { Exchange } from '../../model/types.js';
+import type { Exchange } from '../../model/wire.js';
 
 const RATIONALE = `
 A server that refuses a bad \`requestState\` should refuse every bad one the same way: one frozen

@@ -1,7 +1,7 @@
 import { TRANSPORT_ORIGIN } from '../../model/references.js';
 import { confirmed, defineProbe, errored, refuted, skipped } from '../../model/probe.js';
 import { describe } from '../../driver/rounds.js';
-import type { Exchange } from '../../model/types.js';
+import type { Exchange } from '../../model/wire.js';
 
 const RATIONALE = `
 A web page the user visits can make the browser POST to a server on localhost or on the user's
