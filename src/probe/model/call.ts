@@ -1,6 +1,6 @@
 /**
- * One request a probe may drive through rounds (`trials/rounds.ts`), on its own so the surface map's
- * types (`surface/surface-map.ts`) can name it without importing the code that drives it.
+ * One request a probe may drive through rounds (`driver/rounds.ts`), on its own so the surface map's
+ * types (`surface-map.ts`) can name it without importing the code that drives it.
  */
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The connection policies of the HTTP channel, on their own so the scanner's vocabulary
- * (`types.ts`) can name one without importing the connection code, which imports that vocabulary.
+ * (`target.ts`) can name one without importing the connection code, which imports that vocabulary.
  */
 
 /**

@@ -2,8 +2,9 @@
 import type { IdentityName, TransportKind } from './target.js';
 
 /**
- * What a probe saw. Built by `evidence.ts`, which redacts bearer tokens, identity secrets and long
- * sealed blobs at construction, and bounds depth and length, so reporters never see a secret.
+ * What a probe saw. Built by `evidence/evidence.ts`, which redacts bearer tokens, identity secrets
+ * and long sealed blobs at construction, and bounds depth and length, so reporters never see a
+ * secret.
  */
 export type Evidence =
   | {

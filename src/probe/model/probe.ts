@@ -1,9 +1,10 @@
 /**
- * How a probe is written. A probe is one self-contained module: an id that never changes whatever the
- * verdict, a rationale, references, and a `run` that drives the target through a {@link ProbeContext}
- * and returns a decision. The runner (`run.ts`) owns verdict semantics: it records every exchange as
- * evidence, enforces the call budget and timeouts, turns exceptions into `errored`, and downgrades a
- * `confirmed` or `refuted` to `errored` when any control did not hold.
+ * How a probe is written, and the verdicts it decides. A probe is one self-contained module: an id
+ * that never changes whatever the verdict, a rationale, references, and a `run` that drives the
+ * target through a {@link ProbeContext} and returns a decision. The runner (`runner/run.ts`) owns
+ * verdict semantics: it records every exchange as evidence, enforces the call budget and timeouts,
+ * turns exceptions into `errored`, and downgrades a `confirmed` or `refuted` to `errored` when any
+ * control did not hold.
  */
 import type { Exchange, LegacySessions, ProtocolInfo, RequestOptions } from './wire.js';
 import type { IdentityName, Target, TransportKind } from './target.js';

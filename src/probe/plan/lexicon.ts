@@ -1,6 +1,6 @@
 /**
  * The words the call plan reads a class from (`classify.ts`), beside the harm lists of
- * `surface/risk-lexicon.ts`. The two directions are kept apart on purpose:
+ * `risk-lexicon.ts`. The two directions are kept apart on purpose:
  *
  * - {@link READ_VERBS} and {@link CREATE_VERBS} are the only words that can make a tool callable.
  *   They hold a verb only where every ordinary sense of it leaves the target as it was (`get`,

@@ -2,7 +2,7 @@
  * Dangerous slots: which parameter of a tool takes a command, code, a database query, a URL the
  * server may fetch or a file path, at any depth of its input schema (`$ref`s into `$defs` followed).
  * The call plan reads a tool's slots (`plan/classify.ts`); the call gate keeps server-minted values
- * out of them (`tool-risk.ts`).
+ * out of them (`runner/call-gate.ts`).
  */
 import { RISKY_PARAMETER, RISKY_PARAMETER_SUFFIXES, RISKY_PHRASES } from './risk-lexicon.js';
 import { fold, isUnspaced, wordsOf } from './words.js';
@@ -242,7 +242,7 @@ export interface SlotOwner {
 /**
  * Every dangerous slot of a tool at any depth (only a parameter that can hold text can hold a
  * command or a URL). An optional one the scanner never fills (the call gate strips it,
- * `tool-risk.ts`), so it cannot do the harm it could; a required one is a sign of harm.
+ * `runner/call-gate.ts`), so it cannot do the harm it could; a required one is a sign of harm.
  */
 export function dangerousSlots(tool: SlotOwner): DangerousSlot[] {
   const ann = isRecord(tool.annotations) ? tool.annotations : undefined;

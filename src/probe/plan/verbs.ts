@@ -1,7 +1,7 @@
 /**
  * The verbs a word holds where a verb stands, for the call plan's readers of a name (`name.ts`) and
  * of a description (`description.ts`): a word's class from the lists (`lexicon.ts`,
- * `surface/risk-lexicon.ts`), a verb inside an unspaced word (Han, kana, Hangul), a phrasal or
+ * `risk-lexicon.ts`), a verb inside an unspaced word (Han, kana, Hangul), a phrasal or
  * two-word verb read whole, and what one text said (its worst harm, an unknown word, its lead
  * verb).
  */

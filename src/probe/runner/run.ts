@@ -39,11 +39,11 @@ import { AbortCause } from '../target/jsonrpc.js';
 
 /** Options of one probe run. */
 export interface ProbeRunOptions {
-  /** The user's word in force in this pass: every tool (see `tool-risk.ts`, CallPermission). */
+  /** The user's word in force in this pass: every tool (see `plan/tool-risk.ts`, CallPermission). */
   readonly includeDestructive: boolean;
   /** `--allow-tool`, in force in this pass. */
   readonly allowTools?: ReadonlySet<string>;
-  /** `--allow-minted-in-risky` (see `tool-risk.ts`). */
+  /** `--allow-minted-in-risky` (see `call-gate.ts`). */
   readonly allowMintedInRisky?: boolean;
   /** The scan's record of server-minted values, shared by every probe. */
   readonly minted?: MintedValues;
@@ -215,7 +215,7 @@ async function send(
   const signal = opts.signal ? AbortSignal.any([opts.signal, rec.stop.signal]) : rec.stop.signal;
   const label = opts.via === 'peer' ? `peer: ${opts.label}` : opts.label;
   // Where each value of the answer came from: a call of a tool that does not only read may
-  // have created it (see `tool-risk.ts`); a first round of the same call twice tells.
+  // have created it (see `minted-values.ts`); a first round of the same call twice tells.
   const source =
     method === 'tools/call'
       ? {

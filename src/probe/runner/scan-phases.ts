@@ -77,7 +77,7 @@ export interface PhaseResults {
   readonly shared: number;
   /** The probes that ended errored beside others and were run again alone, in order. */
   readonly rerunAlone?: readonly string[];
-  /** What this scan's calls created on the target (probe/surface/tool-risk.ts), unredacted. */
+  /** What this scan's calls created on the target (runner/minted-values.ts), unredacted. */
   readonly created?: readonly { readonly tool: string; readonly value: string }[];
 }
 

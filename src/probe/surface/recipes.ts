@@ -22,8 +22,8 @@ import {
   type Minter,
 } from '../model/surface-map.js';
 
-// The recipes' shapes live in surface-map.ts, which the probe contract (define.ts) can import without
-// reaching the driving code below; importers keep this path.
+// The recipes' shapes live in model/surface-map.ts, which the probe contract (model/probe.ts) can
+// import without reaching the driving code below; importers keep this path.
 export type {
   CoSlot,
   Consumer,

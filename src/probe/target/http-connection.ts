@@ -15,7 +15,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { HttpTls } from '../model/target.js';
 import type { ConnectionPolicy } from '../model/connection-policy.js';
 
-// The policies live on their own (the vocabulary in types.ts names one); importers keep this path.
+// The policies live on their own (the model's target.ts names one); importers keep this path.
 export { CONNECTION_POLICIES, type ConnectionPolicy } from '../model/connection-policy.js';
 
 /**
