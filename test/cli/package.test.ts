@@ -19,6 +19,7 @@ import {
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageBuild, TSC } from '../helpers/package-build.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const pkg = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as {
@@ -43,34 +44,21 @@ describe('the packed package', () => {
   });
 
   describe('built by its build script', () => {
-    const TSC = 'tsc -p tsconfig.build.json';
     let scratch: string;
     /** What `npm pack` puts in the tarball from the scratch build, as npm reads "files". */
     let packed: Set<string>;
     const shipped = (path: string): boolean => packed.has(path.replace(/^\.\//, ''));
 
-    beforeAll(() => {
+    beforeAll(async () => {
       // Inside the repository (gitignored), so the built code resolves the package's node_modules.
       mkdirSync(join(ROOT, '.stateguard-tmp'), { recursive: true });
       scratch = mkdtempSync(join(ROOT, '.stateguard-tmp', 'package-'));
-      const script = pkg.scripts['build'] ?? '';
       // The build script as written (it empties dist/ first, so nothing stale is packed), with only
-      // tsc's project and outDir pointed at the scratch copy.
-      expect(script).toContain(`${TSC} `);
-      const tsc = join(ROOT, 'node_modules', '.bin', 'tsc');
-      const command = script.replace(
-        TSC,
-        [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(scratch, 'dist')]
-          .map((part) => JSON.stringify(part))
-          .join(' '),
-      );
-      const built = spawnSync(command, {
-        cwd: scratch,
-        shell: true,
-        encoding: 'utf8',
-        timeout: 180_000,
-      });
-      expect(built.status, `${built.stdout}${built.stderr}`).toBe(0);
+      // tsc's project and outDir pointed at a scratch folder (shared with the consumer suite).
+      expect(pkg.scripts['build'] ?? '').toContain(`${TSC} `);
+      const built = await packageBuild();
+      expect(built.status, built.output).toBe(0);
+      cpSync(join(built.dir, 'dist'), join(scratch, 'dist'), { recursive: true });
       for (const f of ['package.json', 'README.md', 'LICENSE', 'cjs', 'templates'])
         cpSync(join(ROOT, f), join(scratch, f), { recursive: true });
       const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {

@@ -1,6 +1,7 @@
 /**
- * The package as a consumer installs it. Builds its own dist (into a temporary copy, so the
- * checkout's dist/ is never half-written under other suites), packs it, installs the tarball with
+ * The package as a consumer installs it. Takes the package's build (its build script into a scratch
+ * folder, so the checkout's dist/ is never half-written under other suites; made once for this suite
+ * and test/cli/package, see package-build.ts) into a temporary copy, packs it, installs the tarball with
  * the official SDK in a fresh ESM project and in a fresh CommonJS TypeScript project, checks that
  * every shipped module's imports resolve inside the package and that nothing of harness/ is in it,
  * imports every entry point of `exports`, type-checks both projects, runs the ESM one, and runs
@@ -11,7 +12,7 @@
  *
  * The install needs the npm registry the first time on a machine (package documents, about 12
  * packages); afterwards `--prefer-offline` takes everything from npm's cache. The whole suite takes
- * about 30–45 s on two busy cores, most of it the TypeScript build.
+ * about 30–45 s on two busy cores, most of it the TypeScript build and the two installs.
  */
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import {
@@ -30,6 +31,7 @@ import { join, posix, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectedFor } from '../../src/fixture/flaws.js';
+import { packageBuild } from '../helpers/package-build.js';
 
 const NO_PYTHON = spawnSync('python3', ['--version']).status !== 0;
 if (NO_PYTHON)
@@ -189,18 +191,16 @@ let tarball = '';
 let esm = '';
 
 beforeAll(async () => {
-  // Build into a copy that is packed as the package: the same files list, the same build.
+  // A copy that is packed as the package: the same files list, the same build.
   const stage = join(work, 'stage');
   mkdirSync(stage);
   for (const f of ['package.json', 'README.md', 'LICENSE', 'cjs', 'templates'])
     cpSync(join(ROOT, f), join(stage, f), { recursive: true });
-  const built = await run(
-    process.execPath,
-    [TSC, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(stage, 'dist')],
-    ROOT,
-    120_000,
-  );
-  expect(built.stderr + built.stdout).toBe('');
+  // The package's build script, made once for this suite and test/cli/package (package-build.ts).
+  const built = await packageBuild();
+  expect(built.output).toBe('');
+  expect(built.status).toBe(0);
+  cpSync(join(built.dir, 'dist'), join(stage, 'dist'), { recursive: true });
   const packed = await npm(['pack', '--ignore-scripts', '--pack-destination', work], stage);
   expect(packed.code, packed.stderr).toBe(0);
   tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz')) ?? '');

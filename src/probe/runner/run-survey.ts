@@ -17,6 +17,9 @@ export const SURVEY = { id: 'surface/survey' } as const;
 // The survey stops calling this long before its time cap (at most), so what it found is kept
 // whole and what it did not reach is named, instead of being cut off mid-call.
 const MARGIN_MS = 2_000;
+// Longest wait, once the runner has returned, for a survey its cap cut mid-call to return its map.
+// The cut call settles at once and every later call is refused at once, so it returns promptly.
+const RETURN_MS = 500;
 
 /** What discovery found, the exchanges that found it, and how many requests it sent. */
 export interface Survey {
@@ -32,6 +35,7 @@ export async function runSurvey(
     Pick<SurveyOptions, 'offers' | 'only' | 'alsoConsumers'>,
 ): Promise<Survey> {
   let map: SurfaceMap = EMPTY_SURFACE;
+  let returned: Promise<unknown> | undefined;
   const stopAt = performance.now() + options.capMs - Math.min(MARGIN_MS, options.capMs / 10);
   const probe = defineProbe({
     id: SURVEY.id,
@@ -42,12 +46,16 @@ export async function runSurvey(
     references: [],
     maxCalls: surveyBudget(session.protocol, options),
     async run(ctx) {
-      map = await survey(ctx, {
+      const surveyed = survey(ctx, {
         stopAt,
         ...(options.offers === undefined ? {} : { offers: options.offers }),
         ...(options.only === undefined ? {} : { only: options.only }),
         ...(options.alsoConsumers === undefined ? {} : { alsoConsumers: options.alsoConsumers }),
+      }).then((found) => {
+        map = found;
       });
+      returned = surveyed;
+      await surveyed;
       return skipped('discovery gives no verdict');
     },
   });
@@ -60,6 +68,10 @@ export async function runSurvey(
       options.onLacking?.(names);
     },
   });
+  // A cap that cut a call in flight ends the runner's wait, not the survey: it still returns what it
+  // found and names what it did not reach, a few turns later. Its map is taken from that return,
+  // never from whichever of the two settled first.
+  if (returned !== undefined) await settledWithin(returned, RETURN_MS);
   if (lacking.size > 0) map = { ...map, lacking: [...lacking] };
   if (result.verdict === 'errored') {
     // Cut short (time cap, a thrown error): what it did not reach proves nothing.
@@ -70,3 +82,13 @@ export async function runSurvey(
   }
   return { map, evidence: result.evidence, requests: result.requests ?? 0 };
 }
+
+/** Waits until `promise` settles (either way: the runner reported a throw), at most `ms`. */
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  await Promise.race([promise.then(noop, noop), waited]);
+  clearTimeout(timer);
+}
+
+function noop(): void {}

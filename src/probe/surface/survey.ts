@@ -177,256 +177,378 @@ export function surveyOrder(tools: readonly ToolInfo[]): ToolInfo[] {
   );
 }
 
-/** Runs the survey as identity A. */
-export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Promise<SurfaceMap> {
-  const handles: HandleRecipe[] = [];
-  const flows: FlowRecipe[] = [];
-  const tried: string[] = [];
-  const failures: string[] = [];
-  const notReached: { tool: string; why: string }[] = [];
-  // A call the runner refused to send (a value the scan did not create, offered to a tool that
-  // writes) was our choice, not the server's silence: it is no failure, only a try not made.
-  const failed = (what: string, e: Exchange): void => {
-    if (e.outcome.kind === 'failure' && e.outcome.failure === 'blocked') return;
-    if (readOutcome(e.outcome) === 'failure') failures.push(`${what}: ${describe(e)}`);
-  };
-  const spent = (e: Exchange): boolean =>
-    e.outcome.kind === 'failure' && ['budget', 'deadline'].includes(e.outcome.failure);
-  const late = (): boolean => options.stopAt !== undefined && performance.now() >= options.stopAt;
-  const why = (e?: Exchange): string =>
+/** What one survey gathers as it goes; the phases below add to it. */
+interface SurveyRun {
+  readonly ctx: ProbeContext;
+  readonly options: SurveyOptions;
+  readonly handles: HandleRecipe[];
+  readonly flows: FlowRecipe[];
+  readonly tried: string[];
+  readonly failures: string[];
+  readonly notReached: { tool: string; why: string }[];
+  readonly offers: Offer[];
+  /** Tools that refused the placeholders: they are offered minted values first, and checked. */
+  readonly refusedPlaceholder: Set<ToolInfo>;
+  /** Tools whose placeholder call decided and asked for nothing: another value may open a flow. */
+  readonly unopened: ToolInfo[];
+}
+
+/** The tools of one pass: those surveyed, in order, and those called last (`lastly`). */
+interface SurveyTools {
+  readonly chosen: readonly ToolInfo[];
+  readonly tools: readonly ToolInfo[];
+  readonly lastly: readonly ToolInfo[];
+}
+
+/**
+ * Notes a failure of `what`. A call the runner refused to send (a value the scan did not create,
+ * offered to a tool that writes) was our choice, not the server's silence: it is no failure, only
+ * a try not made.
+ */
+function failed(run: SurveyRun, what: string, e: Exchange): void {
+  if (e.outcome.kind === 'failure' && e.outcome.failure === 'blocked') return;
+  if (readOutcome(e.outcome) === 'failure') run.failures.push(`${what}: ${describe(e)}`);
+}
+
+/** Whether the survey's budget or deadline ran out on `e`. */
+const spent = (e: Exchange): boolean =>
+  e.outcome.kind === 'failure' && ['budget', 'deadline'].includes(e.outcome.failure);
+
+/** Whether the survey's time cap has passed. */
+const late = (run: SurveyRun): boolean =>
+  run.options.stopAt !== undefined && performance.now() >= run.options.stopAt;
+
+/** Names `tools` as not reached (`what` was not done to them), with why. */
+function unreached(run: SurveyRun, tools: readonly ToolInfo[], what: string, e?: Exchange): void {
+  const why =
     e?.outcome.kind === 'failure' && e.outcome.failure === 'budget'
       ? SURVEY_BUDGET_SPENT
       : SURVEY_CAP_PASSED;
-  const unreached = (tools: readonly ToolInfo[], what: string, e?: Exchange): void => {
-    for (const t of tools)
-      if (!notReached.some((n) => n.tool === t.name))
-        notReached.push({ tool: t.name, why: `${what}: ${why(e)}` });
-  };
+  for (const t of tools)
+    if (!run.notReached.some((n) => n.tool === t.name))
+      run.notReached.push({ tool: t.name, why: `${what}: ${why}` });
+}
 
-  // 1. Every safe tool twice, with the same placeholders: what it mints (what differs between the
-  // two answers), and whether it refuses placeholders.
-  const only = options.only;
+/**
+ * The tools of this pass in survey order. In a later pass (held-back tools), a tool that takes
+ * nothing acts on everything there is (`deleteall`): it is called last, once, after every tool that
+ * takes a value was offered one.
+ */
+function toolsOf(ctx: ProbeContext, only: SurveyOptions['only']): SurveyTools {
   const chosen = surveyOrder(
     callableTools(ctx.protocol.tools, ctx).filter((t) => only?.(t) ?? true),
   );
-  // In a later pass (held-back tools), a tool that takes nothing acts on everything there is
-  // (`deleteall`): it is called last, once, after every tool that takes a value was offered one.
   const acting = (t: ToolInfo): boolean =>
     only !== undefined && Object.keys(objectShape(t.inputSchema).props).length === 0;
-  const tools = chosen.filter((t) => !acting(t));
-  const lastly = chosen.filter(acting);
-  const offers: Offer[] = options.offers ?? [];
-  const refusedPlaceholder = new Set<ToolInfo>();
-  // Tools whose placeholder call decided and asked for nothing: another value may open a flow.
-  const unopened: ToolInfo[] = [];
+  return { chosen, tools: chosen.filter((t) => !acting(t)), lastly: chosen.filter(acting) };
+}
+
+/**
+ * 1. One tool twice, with the same placeholders: what it mints (what differs between the two
+ * answers), and whether it refuses placeholders. False when the survey must stop.
+ */
+async function mintTool(
+  run: SurveyRun,
+  tool: ToolInfo,
+  rest: readonly ToolInfo[],
+): Promise<boolean> {
+  const { ctx } = run;
+  const canary = makeCanary('survey');
+  const call = toolCall(tool.name, argumentsFor(tool.inputSchema, { canary, boolean: false }));
+  const label = `survey: ${tool.name} with placeholder arguments`;
+  const first = await ask(ctx, call, 'A', label);
+  if (spent(first.exchange)) {
+    unreached(run, rest, 'never called', first.exchange);
+    return false;
+  }
+  failed(run, tool.name, first.exchange);
+  // An internal error is no refusal of the arguments: the tool never ran (probe/run.ts reads it).
+  const internal =
+    first.exchange.outcome.kind === 'error' && first.exchange.outcome.code === -32603;
+  run.tried.push(`${tool.name} (${internal ? INTERNAL_ERROR : first.reading})`);
+  if (first.asked?.state === undefined && first.reading !== 'failure') run.unopened.push(tool);
+  if (first.reading === 'refused') {
+    run.refusedPlaceholder.add(tool);
+    return true;
+  }
+  if (first.asked?.state !== undefined) {
+    run.flows.push(toolFlow(tool));
+    run.tried.push(`${tool.name} (asks for input)`);
+    return true;
+  }
+  if (first.reading === 'failure') return true;
+  const sent: unknown[] = [call.params];
+  let answers: unknown[] = [resultOf(first.exchange)];
+  if (first.asked !== undefined) {
+    // Input asked without a state: the server keeps it; drive it through to see what it mints.
+    const driven = await callThrough(ctx, call, 'A', `${label}, driven through`);
+    answers = driven.answers;
+    sent.splice(0, sent.length, ...driven.sent);
+  }
+  const again = await callThrough(ctx, call, 'A', `${label}, again (what differs was minted)`);
+  if (spent(again.exchange)) {
+    unreached(run, rest, 'not minted twice', again.exchange);
+    return false;
+  }
+  failed(run, tool.name, again.exchange);
+  for (const found of harvestMint(answers, again.answered ? again.answers : [], sent))
+    // The caller's own name is never a handle, however the server spells it back.
+    if (ctx.identityOf(found.value) === undefined) run.offers.push({ found, minter: tool, canary });
+  return true;
+}
+
+/** 1. Every safe tool twice, with the same placeholders. False when the survey must stop. */
+async function mintTools(run: SurveyRun, tools: readonly ToolInfo[]): Promise<boolean> {
   for (const [i, tool] of tools.entries()) {
-    if (late()) {
-      unreached(tools.slice(i), 'never called');
-      return done();
+    if (late(run)) {
+      unreached(run, tools.slice(i), 'never called');
+      return false;
     }
-    const canary = makeCanary('survey');
-    const call = toolCall(tool.name, argumentsFor(tool.inputSchema, { canary, boolean: false }));
-    const label = `survey: ${tool.name} with placeholder arguments`;
-    const first = await ask(ctx, call, 'A', label);
-    if (spent(first.exchange)) {
-      unreached(tools.slice(i), 'never called', first.exchange);
-      return done();
-    }
-    failed(tool.name, first.exchange);
-    // An internal error is no refusal of the arguments: the tool never ran (probe/run.ts reads it).
-    const internal =
-      first.exchange.outcome.kind === 'error' && first.exchange.outcome.code === -32603;
-    tried.push(`${tool.name} (${internal ? INTERNAL_ERROR : first.reading})`);
-    if (first.asked?.state === undefined && first.reading !== 'failure') unopened.push(tool);
-    if (first.reading === 'refused') {
-      refusedPlaceholder.add(tool);
-      continue;
-    }
-    if (first.asked?.state !== undefined) {
-      flows.push(toolFlow(tool));
-      tried.push(`${tool.name} (asks for input)`);
-      continue;
-    }
-    if (first.reading === 'failure') continue;
-    const sent: unknown[] = [call.params];
-    let answers: unknown[] = [resultOf(first.exchange)];
-    if (first.asked !== undefined) {
-      // Input asked without a state: the server keeps it; drive it through to see what it mints.
-      const driven = await callThrough(ctx, call, 'A', `${label}, driven through`);
-      answers = driven.answers;
-      sent.splice(0, sent.length, ...driven.sent);
-    }
-    const again = await callThrough(ctx, call, 'A', `${label}, again (what differs was minted)`);
-    if (spent(again.exchange)) {
-      unreached(tools.slice(i), 'not minted twice', again.exchange);
-      return done();
-    }
-    failed(tool.name, again.exchange);
-    for (const found of harvestMint(answers, again.answered ? again.answers : [], sent))
-      // The caller's own name is never a handle, however the server spells it back.
-      if (ctx.identityOf(found.value) === undefined) offers.push({ found, minter: tool, canary });
+    if (!(await mintTool(run, tool, tools.slice(i)))) return false;
   }
+  return true;
+}
 
-  // 1b. The other values a non-writing tool's schema offers (`priority: "urgent"`): a flow may
-  // open behind one of them.
+/**
+ * 1b. The other values a non-writing tool's schema offers (`priority: "urgent"`): a flow may open
+ * behind one of them. False when the survey must stop.
+ */
+async function tryChoices(run: SurveyRun): Promise<boolean> {
+  const { unopened } = run;
   for (const [i, tool] of unopened.entries()) {
-    if (late()) {
-      unreached(unopened.slice(i), 'not tried with its other values');
-      return done();
+    if (late(run)) {
+      unreached(run, unopened.slice(i), 'not tried with its other values');
+      return false;
     }
-    const opened = await flowBehindChoice(ctx, tool);
+    const opened = await flowBehindChoice(run.ctx, tool);
     if (opened.spent !== undefined) {
-      unreached(unopened.slice(i), 'not tried with its other values', opened.spent);
-      return done();
+      unreached(run, unopened.slice(i), 'not tried with its other values', opened.spent);
+      return false;
     }
-    for (const e of opened.exchanges) failed(tool.name, e);
+    for (const e of opened.exchanges) failed(run, tool.name, e);
     if (opened.flow !== undefined) {
-      flows.push(opened.flow);
-      tried.push(`${opened.flow.subject} (asks for input)`);
+      run.flows.push(opened.flow);
+      run.tried.push(`${opened.flow.subject} (asks for input)`);
     }
   }
+  return true;
+}
 
-  // 1c. What the listed resources and the prompts hand out (a later pass surveyed them before):
-  // a value in their text is offered to the tools that take one, like a tool's.
-  for (const reader of only === undefined ? readersOf(ctx.protocol, ctx) : []) {
-    if (late()) return done();
+/**
+ * 1c. What the listed resources and the prompts hand out (a later pass surveyed them before): a
+ * value in their text is offered to the tools that take one, like a tool's. False when the survey
+ * must stop.
+ */
+async function harvestReaders(run: SurveyRun): Promise<boolean> {
+  const { ctx } = run;
+  for (const reader of run.options.only === undefined ? readersOf(ctx.protocol, ctx) : []) {
+    if (late(run)) return false;
     const canary = makeCanary('survey');
     const call = reader.build(canary);
     const first = await ask(ctx, call, 'A', `survey: ${call.subject}`);
-    if (spent(first.exchange)) return done();
-    failed(call.subject, first.exchange);
-    tried.push(`${call.subject} (${first.reading})`);
+    if (spent(first.exchange)) return false;
+    failed(run, call.subject, first.exchange);
+    run.tried.push(`${call.subject} (${first.reading})`);
     if (first.asked?.state !== undefined) {
-      flows.push(readerFlow(reader));
+      run.flows.push(readerFlow(reader));
       continue;
     }
     if (first.reading !== 'accepted') continue;
     // The same request as B: what differs between the two answers is A's own (A's order, not the
     // shop's name), offered first; the rest of what the answer holds comes after.
     const other = await ask(ctx, call, 'B', `survey: ${call.subject} as B (what differs is A's)`);
-    if (spent(other.exchange)) return done();
-    failed(`${call.subject} as B`, other.exchange);
+    if (spent(other.exchange)) return false;
+    failed(run, `${call.subject} as B`, other.exchange);
     const theirs = other.reading === 'accepted' ? [resultOf(other.exchange)] : [];
     for (const found of harvestMint([resultOf(first.exchange)], theirs, [call.params]))
       if (ctx.identityOf(found.value) === undefined)
-        offers.push({
+        run.offers.push({
           found,
           minter: reader,
           ...(reader.kind === 'prompt' ? { canary } : {}),
         });
   }
+  return true;
+}
 
-  // 2. Every string parameter of every tool, offered the values others handed out, best fit first;
-  // in a later pass, the tools surveyed before come first, offered only what this pass minted
-  // (before an unlocked consumer may act on it).
-  const earlier = (options.alsoConsumers ?? []).filter((t) => !tools.includes(t));
-  const minters = new Set<Minter>(chosen);
+/** A consumer's offers, best first: every safe slot against every offer the schema allows. */
+interface Ranked {
+  readonly slot: Slot;
+  readonly offer: Offer;
+  readonly score: number;
+}
+
+/** `tool`'s slots against the offers, ranked; an `earlier` tool takes only this pass's minters'. */
+function rankOffers(
+  run: SurveyRun,
+  tool: ToolInfo,
+  earlier: boolean,
+  minters: ReadonlySet<Minter>,
+): Ranked[] {
+  const ranked: Ranked[] = [];
+  for (const slot of slotsOf(tool.inputSchema)) {
+    // A value the server minted never goes where it could become a command, a URL or a path.
+    if (slot.path.some((name) => isRiskyParameter(name, slot.schema))) continue;
+    for (const offer of run.offers) {
+      if (!mayOffer(offer, tool)) continue;
+      if (earlier && !minters.has(offer.minter)) continue;
+      const score = fitScore(slot, offer);
+      if (score === undefined) continue;
+      ranked.push({ slot, offer, score });
+    }
+  }
+  return ranked.sort(byRank);
+}
+
+/** How offering values to one consumer ended: taken, not taken, or the survey must stop. */
+type Offered = 'taken' | 'not taken' | 'stop';
+
+/**
+ * 2. `tries`, one minted value at a time: the first one `tool` takes is a handle recipe.
+ * `rest` is the consumers not yet done, named if the survey must stop.
+ */
+async function offerOneByOne(
+  run: SurveyRun,
+  tool: ToolInfo,
+  tries: readonly Ranked[],
+  rest: readonly ToolInfo[],
+): Promise<Offered> {
+  const strict = run.refusedPlaceholder.has(tool);
+  for (const { slot, offer, score } of tries) {
+    const consumer = {
+      kind: 'tool' as const,
+      tool,
+      path: slot.path,
+      ...(slot.numeric === true ? { numeric: true as const } : {}),
+    };
+    const call = consumerCall(consumer, offer.found.value, makeCanary('survey'));
+    const label = `survey: ${tool.name}.${slot.path.join('.')} offered ${offer.minter.name}'s value`;
+    const first = await ask(run.ctx, call, 'A', label);
+    if (spent(first.exchange)) {
+      unreached(run, rest, 'not offered minted values', first.exchange);
+      return 'stop';
+    }
+    failed(run, `${tool.name}.${slot.path.join('.')}`, first.exchange);
+    if (first.reading === 'refused' || first.reading === 'failure') continue;
+    const weak = !strict && score < 4;
+    if (weak && !(offer.canary !== undefined && shows(resultOf(first.exchange), offer.canary)))
+      continue;
+    const recipe: HandleRecipe = {
+      minter: offer.minter,
+      found: offer.found,
+      consumer,
+      checked: strict,
+    };
+    run.handles.push(recipe);
+    if (first.asked?.state !== undefined) run.flows.push(toolFlow(tool, recipe));
+    return 'taken';
+  }
+  return 'not taken';
+}
+
+/**
+ * 2. A strict `tool` that refused one minted value at a time may take several
+ * (`add_to_segment(contactId, segmentId)`): every slot gets its best minted value at once, a
+ * different value each. False when the survey must stop.
+ */
+async function offerTogether(
+  run: SurveyRun,
+  tool: ToolInfo,
+  hinted: readonly Ranked[],
+  rest: readonly ToolInfo[],
+): Promise<boolean> {
+  // Only a tool that refused the placeholders gets here: its recipes are checked.
+  const checked = true;
+  const slots = fillSlots(hinted);
+  if (slots.length < 2) return true;
+  const [lead, ...others] = slots as [Filled, ...Filled[]];
+  const together = recipeFor(tool, lead, others, checked);
+  const call = consumerCall(
+    together.consumer,
+    lead.offer.found.value,
+    makeCanary('survey'),
+    others.map((f) => f.offer.found.value),
+  );
+  const label = `survey: ${tool.name} offered minted values in ${slots.map((f) => f.slot.path.join('.')).join(', ')}`;
+  const first = await ask(run.ctx, call, 'A', label);
+  if (spent(first.exchange)) {
+    unreached(run, rest, 'not offered minted values', first.exchange);
+    return false;
+  }
+  failed(run, tool.name, first.exchange);
+  if (first.reading === 'refused' || first.reading === 'failure') return true;
+  // One recipe per slot: that slot under test, the others filled with the caller's own values.
+  const perSlot = slots.map((f, k) =>
+    recipeFor(
+      tool,
+      f,
+      slots.filter((_, j) => j !== k),
+      checked,
+    ),
+  );
+  run.handles.push(...perSlot);
+  if (first.asked?.state !== undefined) run.flows.push(toolFlow(tool, perSlot[0]));
+  return true;
+}
+
+/**
+ * 2. Every string parameter of every tool, offered the values others handed out, best fit first;
+ * in a later pass, the tools surveyed before come first, offered only what this pass minted
+ * (before an unlocked consumer may act on it). False when the survey must stop.
+ */
+async function offerMinted(run: SurveyRun, pass: SurveyTools): Promise<boolean> {
+  const { tools } = pass;
+  const earlier = (run.options.alsoConsumers ?? []).filter((t) => !tools.includes(t));
+  const minters = new Set<Minter>(pass.chosen);
+  const refused = run.refusedPlaceholder;
   const consumers = [
     ...earlier,
-    ...[...tools].sort(
-      (a, b) => Number(refusedPlaceholder.has(b)) - Number(refusedPlaceholder.has(a)),
-    ),
+    ...[...tools].sort((a, b) => Number(refused.has(b)) - Number(refused.has(a))),
   ];
   for (const [i, tool] of consumers.entries()) {
-    if (late()) {
-      unreached(consumers.slice(i), 'not offered minted values');
-      return done();
+    const rest = consumers.slice(i);
+    if (late(run)) {
+      unreached(run, rest, 'not offered minted values');
+      return false;
     }
-    const strict = refusedPlaceholder.has(tool);
-    const ranked: { slot: Slot; offer: Offer; score: number }[] = [];
-    for (const slot of slotsOf(tool.inputSchema)) {
-      // A value the server minted never goes where it could become a command, a URL or a path.
-      if (slot.path.some((name) => isRiskyParameter(name, slot.schema))) continue;
-      for (const offer of offers) {
-        if (!mayOffer(offer, tool)) continue;
-        if (earlier.includes(tool) && !minters.has(offer.minter)) continue;
-        const score = fitScore(slot, offer);
-        if (score === undefined) continue;
-        ranked.push({ slot, offer, score });
-      }
-    }
-    ranked.sort(byRank);
+    const strict = refused.has(tool);
+    const ranked = rankOffers(run, tool, earlier.includes(tool), minters);
     // A tool that took placeholders (a lookup that answers "nothing there" as a success) is offered
     // values where the names hint at a handle, and else its best fit once, which counts only when
     // the answer is about the minted object (it shows what the minting call planted).
     const hinted = ranked.filter((r) => strict || r.score >= 4);
     const tries = (hinted.length > 0 ? hinted : ranked.slice(0, 1)).slice(0, TRIES_PER_CONSUMER);
-    let taken = false;
-    for (const { slot, offer, score } of tries) {
-      const consumer = {
-        kind: 'tool' as const,
-        tool,
-        path: slot.path,
-        ...(slot.numeric === true ? { numeric: true as const } : {}),
-      };
-      const call = consumerCall(consumer, offer.found.value, makeCanary('survey'));
-      const label = `survey: ${tool.name}.${slot.path.join('.')} offered ${offer.minter.name}'s value`;
-      const first = await ask(ctx, call, 'A', label);
-      if (spent(first.exchange)) {
-        unreached(consumers.slice(i), 'not offered minted values', first.exchange);
-        return done();
-      }
-      failed(`${tool.name}.${slot.path.join('.')}`, first.exchange);
-      if (first.reading === 'refused' || first.reading === 'failure') continue;
-      const weak = !strict && score < 4;
-      if (weak && !(offer.canary !== undefined && shows(resultOf(first.exchange), offer.canary)))
-        continue;
-      const recipe: HandleRecipe = {
-        minter: offer.minter,
-        found: offer.found,
-        consumer,
-        checked: strict,
-      };
-      handles.push(recipe);
-      if (first.asked?.state !== undefined) flows.push(toolFlow(tool, recipe));
-      taken = true;
-      break;
-    }
-    if (taken || !strict) continue;
-    // Refused one minted value at a time: it may take several (`add_to_segment(contactId,
-    // segmentId)`). Every slot gets its best minted value at once, a different value each.
-    const slots = fillSlots(hinted);
-    if (slots.length < 2) continue;
-    const [lead, ...rest] = slots as [Filled, ...Filled[]];
-    const together = recipeFor(tool, lead, rest, strict);
-    const call = consumerCall(
-      together.consumer,
-      lead.offer.found.value,
-      makeCanary('survey'),
-      rest.map((f) => f.offer.found.value),
-    );
-    const label = `survey: ${tool.name} offered minted values in ${slots.map((f) => f.slot.path.join('.')).join(', ')}`;
-    const first = await ask(ctx, call, 'A', label);
-    if (spent(first.exchange)) {
-      unreached(consumers.slice(i), 'not offered minted values', first.exchange);
-      return done();
-    }
-    failed(tool.name, first.exchange);
-    if (first.reading === 'refused' || first.reading === 'failure') continue;
-    // One recipe per slot: that slot under test, the others filled with the caller's own values.
-    const perSlot = slots.map((f, k) =>
-      recipeFor(
-        tool,
-        f,
-        slots.filter((_, j) => j !== k),
-        strict,
-      ),
-    );
-    handles.push(...perSlot);
-    if (first.asked?.state !== undefined) flows.push(toolFlow(tool, perSlot[0]));
+    const offered = await offerOneByOne(run, tool, tries, rest);
+    if (offered === 'stop') return false;
+    if (offered === 'taken' || !strict) continue;
+    if (!(await offerTogether(run, tool, hinted, rest))) return false;
   }
+  return true;
+}
 
-  // 3. Resources: minted links, and templates filled with minted values (in a later pass, what it
-  // minted: what was minted before was offered before).
+/** One `resources/read` to try: a minted link, or a template filled (with a minted value). */
+interface ResourceTry {
+  readonly offer?: Offer;
+  readonly call: Call;
+  readonly template?: string;
+}
+
+/**
+ * 3. The resource reads to try: minted links, and templates filled with minted values (in a later
+ * pass, what it minted: what was minted before was offered before).
+ */
+function resourceTries(run: SurveyRun, minters: ReadonlySet<Minter>): ResourceTry[] {
+  const { offers } = run;
+  const only = run.options.only;
   const fresh = only === undefined ? offers : offers.filter((o) => minters.has(o.minter));
   const links = fresh.filter(
     (o) => o.found.kind === 'link' || /^[a-z][a-z0-9+.-]*:\/\//i.test(o.found.value),
   );
-  const resourceTries: { offer?: Offer; call: Call; template?: string }[] = [];
+  const tries: ResourceTry[] = [];
   for (const offer of links.slice(0, MAX_RESOURCES)) {
-    resourceTries.push({ offer, call: consumerCall({ kind: 'resource' }, offer.found.value, '') });
+    tries.push({ offer, call: consumerCall({ kind: 'resource' }, offer.found.value, '') });
   }
-  for (const template of ctx.protocol.resourceTemplates.slice(0, MAX_RESOURCES)) {
+  for (const template of run.ctx.protocol.resourceTemplates.slice(0, MAX_RESOURCES)) {
     const variable = /\{[+#./;?&]?([^}]*)\}/.exec(template)?.[1] ?? '';
     const best = fresh
       .filter((o) => !o.found.value.includes('://'))
@@ -436,25 +558,30 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
       }))
       .sort(byRank)[0];
     if (best !== undefined)
-      resourceTries.push({
+      tries.push({
         offer: best.offer,
         template,
         call: consumerCall({ kind: 'resource', template }, best.offer.found.value, ''),
       });
     else if (only === undefined) {
       const uri = fillTemplate(template, makeCanary('survey'));
-      resourceTries.push({
+      tries.push({
         template,
         call: { method: 'resources/read', params: { uri }, subject: `resources/read ${uri}` },
       });
     }
   }
-  for (const t of resourceTries) {
-    if (late()) return done();
-    const first = await ask(ctx, t.call, 'A', `survey: ${t.call.subject}`);
-    if (spent(first.exchange)) return done();
-    failed(t.call.subject, first.exchange);
-    tried.push(`${t.call.subject} (${first.reading})`);
+  return tries;
+}
+
+/** 3. Resources: each try read as A; one that answers is a handle recipe. False: stop. */
+async function readResources(run: SurveyRun, tries: readonly ResourceTry[]): Promise<boolean> {
+  for (const t of tries) {
+    if (late(run)) return false;
+    const first = await ask(run.ctx, t.call, 'A', `survey: ${t.call.subject}`);
+    if (spent(first.exchange)) return false;
+    failed(run, t.call.subject, first.exchange);
+    run.tried.push(`${t.call.subject} (${first.reading})`);
     if (first.reading === 'refused' || first.reading === 'failure') continue;
     const recipe: HandleRecipe | undefined =
       t.offer === undefined
@@ -468,57 +595,88 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
             },
             checked: true,
           };
-    if (recipe !== undefined) handles.push(recipe);
-    if (first.asked?.state !== undefined) flows.push(resourceFlow(t.call, recipe));
+    if (recipe !== undefined) run.handles.push(recipe);
+    if (first.asked?.state !== undefined) run.flows.push(resourceFlow(t.call, recipe));
   }
+  return true;
+}
 
-  // 4. A later pass: a tool that takes nothing acts on everything there is (`deleteall`): called
-  // last, once, after every tool and resource that takes a value was offered one.
+/**
+ * 4. A later pass: a tool that takes nothing acts on everything there is (`deleteall`): called
+ * last, once, after every tool and resource that takes a value was offered one.
+ */
+async function callLast(run: SurveyRun, lastly: readonly ToolInfo[]): Promise<void> {
   for (const [i, tool] of lastly.entries()) {
-    if (late()) {
-      unreached(lastly.slice(i), 'never called');
-      return done();
+    if (late(run)) {
+      unreached(run, lastly.slice(i), 'never called');
+      return;
     }
     const call = toolCall(
       tool.name,
       argumentsFor(tool.inputSchema, { canary: '', boolean: false }),
     );
-    const first = await ask(ctx, call, 'A', `survey: ${tool.name}, last (it takes nothing)`);
+    const first = await ask(run.ctx, call, 'A', `survey: ${tool.name}, last (it takes nothing)`);
     if (spent(first.exchange)) {
-      unreached(lastly.slice(i), 'never called', first.exchange);
-      return done();
+      unreached(run, lastly.slice(i), 'never called', first.exchange);
+      return;
     }
-    failed(tool.name, first.exchange);
-    tried.push(`${tool.name} (${first.reading})`);
-    if (first.asked?.state !== undefined) flows.push(toolFlow(tool));
+    failed(run, tool.name, first.exchange);
+    run.tried.push(`${tool.name} (${first.reading})`);
+    if (first.asked?.state !== undefined) run.flows.push(toolFlow(tool));
   }
+}
 
-  return done();
+/** The surface map of what the survey found, with what it tried and did not reach. */
+function surveyed(run: SurveyRun): SurfaceMap {
+  const { handles, offers, tried, notReached } = run;
+  if (handles.length === 0 && offers.length > 0)
+    tried.push(
+      `values offered: ${offers
+        .slice(0, 8)
+        .map((o) => `${o.minter.name}:${o.found.key ?? o.found.kind}`)
+        .join(', ')}`,
+    );
+  tried.push(...handles.map((h) => `handle: ${recipeName(h)}`));
+  // Said in words a skip's reason can quote whole: the count, why, and the flag that helps.
+  if (notReached.length > 0)
+    tried.push(
+      notReached.some((n) => n.why.endsWith(SURVEY_CAP_PASSED))
+        ? `not reached: ${notReached.length} tool(s), the survey's time cap passed first (raise --deadline to reach them)`
+        : `not reached: ${notReached.length} tool(s), the survey's call budget was spent first`,
+    );
+  return {
+    handles,
+    flows: orderFlows(run.flows),
+    tried,
+    failures: run.failures,
+    ...(notReached.length > 0 ? { notReached } : {}),
+  };
+}
 
-  function done(): SurfaceMap {
-    if (handles.length === 0 && offers.length > 0)
-      tried.push(
-        `values offered: ${offers
-          .slice(0, 8)
-          .map((o) => `${o.minter.name}:${o.found.key ?? o.found.kind}`)
-          .join(', ')}`,
-      );
-    tried.push(...handles.map((h) => `handle: ${recipeName(h)}`));
-    // Said in words a skip's reason can quote whole: the count, why, and the flag that helps.
-    if (notReached.length > 0)
-      tried.push(
-        notReached.some((n) => n.why.endsWith(SURVEY_CAP_PASSED))
-          ? `not reached: ${notReached.length} tool(s), the survey's time cap passed first (raise --deadline to reach them)`
-          : `not reached: ${notReached.length} tool(s), the survey's call budget was spent first`,
-      );
-    return {
-      handles,
-      flows: orderFlows(flows),
-      tried,
-      failures,
-      ...(notReached.length > 0 ? { notReached } : {}),
-    };
-  }
+/** Runs the survey as identity A: its phases in order, each stopping it when time or budget ran out. */
+export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Promise<SurfaceMap> {
+  const run: SurveyRun = {
+    ctx,
+    options,
+    handles: [],
+    flows: [],
+    tried: [],
+    failures: [],
+    notReached: [],
+    offers: options.offers ?? [],
+    refusedPlaceholder: new Set(),
+    unopened: [],
+  };
+  const pass = toolsOf(ctx, options.only);
+  const minters = new Set<Minter>(pass.chosen);
+  const carriedOn =
+    (await mintTools(run, pass.tools)) &&
+    (await tryChoices(run)) &&
+    (await harvestReaders(run)) &&
+    (await offerMinted(run, pass)) &&
+    (await readResources(run, resourceTries(run, minters)));
+  if (carriedOn) await callLast(run, pass.lastly);
+  return surveyed(run);
 }
 
 /** A slot of a consumer and the minted value chosen for it. */
