@@ -5,7 +5,7 @@
  * the survey into phases added some, and the report lost the tools it had not reached: issue 36).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSurvey } from '../../src/probe/surface/run-survey.js';
+import { runSurvey } from '../../src/probe/runner/run-survey.js';
 import { openSession, type EngineSession } from '../../src/probe/target/session.js';
 import { createRedactor } from '../../src/probe/evidence/evidence.js';
 import { IDS, sessionOptions, stdioTarget } from './engine/helpers.js';
