@@ -168,9 +168,9 @@ export interface ProtocolInfo {
   readonly serverInfo?: { name?: string; version?: string };
   readonly discover: boolean;
   /**
-   * The server's capabilities as a legacy `initialize` answered them (`tasks`, `tools`, …); a
-   * 2026-07-28 server names its own in `server/discover`, asked where needed. Bounded and not in
-   * the report.
+   * The server's capabilities as a legacy `initialize` answered them (`tasks`, `tools`, …), or a
+   * 2026-07-28 server's `server/discover` when the opening asked it and it answered. Bounded (an
+   * oversized answer keeps none) and not in the report.
    */
   readonly capabilities?: Readonly<Record<string, unknown>>;
   readonly tools: readonly ToolInfo[];

@@ -15,7 +15,7 @@ import {
   discoverFlows,
   establishFlow,
   noFlowReason,
-  prepareCall,
+  prepareOther,
   type FoundFlow,
 } from '../trials/prepare.js';
 import { check, outOfBudget, report, startTrial, type Trial } from '../trials/trial.js';
@@ -123,7 +123,7 @@ async function oracle(ctx: ProbeContext, flow: FoundFlow, second?: FoundFlow): P
   const { shape } = base;
 
   // Another request of A's: the same tool with other arguments, else another flow.
-  const prep = await prepareCall(ctx, flow.prepared.flow, 'A', 'oracle-other');
+  const prep = await prepareOther(ctx, flow, 'A', 'oracle-other');
   const other =
     prep.ok && !sameCall(prep.prepared.call, call) ? prep.prepared.call : second?.prepared.call;
 

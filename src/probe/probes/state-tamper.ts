@@ -12,14 +12,20 @@ import { describe, establishedAs, readOutcome, viewOf, type Resumed } from '../t
 import { differences } from '../evidence/positions.js';
 import { makeCanary, shows } from '../evidence/markers.js';
 import { planMutations, randomSameShape, type Mutation } from '../trials/mutate.js';
+import type { baselineOf } from '../trials/experiment.js';
 import {
-  baselineOf,
   changedFrom,
   reflectionControl,
   showDifferences,
   type Reflection,
 } from '../trials/experiment.js';
-import { discoverFlows, establishFlow, noFlowReason, type FoundFlow } from '../trials/prepare.js';
+import {
+  discoverFlows,
+  establishFlow,
+  noFlowReason,
+  noiseOfFlow,
+  type FoundFlow,
+} from '../trials/prepare.js';
 import { check, outOfBudget, report, startTrial, type Trial } from '../trials/trial.js';
 import { sharedTries, type SharedTry, type TryResult } from '../trials/shared-tries.js';
 
@@ -117,7 +123,7 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
     return done(errored(`the untouched retry of ${subject} did not work (${establishedAs(base)})`));
   const { shape } = base;
   const send = { owner: 'A' as const, shape };
-  const noise = lazyNoise(ctx, call, base.final, send);
+  const noise = lazyNoise(ctx, flow, base.final, send);
 
   // The tries share a round 1 while they are refused; the control at the end says whether that
   // held (see shared-tries.ts), and the tries it does not back are sent again from a fresh one.
@@ -308,15 +314,15 @@ function tallied(
  */
 function lazyNoise(
   ctx: ProbeContext,
-  call: ConsiderEnv['call'],
+  flow: FoundFlow,
   final: Resumed,
   send: ConsiderEnv['send'],
 ): () => ReturnType<typeof baselineOf> {
   let measured: ReturnType<typeof baselineOf> | undefined;
   return () =>
-    (measured ??= baselineOf(
+    (measured ??= noiseOfFlow(
       ctx,
-      call,
+      flow,
       final,
       send,
       'the untouched flow again (what varies by itself)',

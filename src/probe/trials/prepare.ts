@@ -15,7 +15,9 @@ import {
   type Call,
   type Established,
   type Reading,
+  type Resumed,
 } from './rounds.js';
+import { baselineOf, type Send } from './experiment.js';
 import { byDefault } from '../surface/tool-risk.js';
 import { makeCanary } from '../evidence/markers.js';
 import type { Exchange, IdentityName } from '../types.js';
@@ -134,6 +136,52 @@ export async function establishFlow(
   };
   const drewDecision = (e: Established): boolean => e.ok || e.reading !== 'failure';
   return ctx.setup.once(`${shared.key}, run untouched`, make, drewDecision);
+}
+
+/**
+ * Another request of `identity`'s on the same flow: its recipe prepared again, around a fresh
+ * canary and the handles minted for it. Once per scan for every probe that asks when the flow is
+ * shared (it only reads or creates, so no probe's use of it changes another's), else the probe's own.
+ */
+export async function prepareOther(
+  ctx: ProbeContext,
+  flow: FoundFlow,
+  identity: IdentityName,
+  tag: string,
+): Promise<Preparation> {
+  const shared = flow.shared;
+  const recipe = flow.prepared.flow;
+  if (shared === undefined || ctx.setup === undefined || shared.identity !== identity)
+    return prepareCall(ctx, recipe, identity, tag);
+  const drewDecision = (p: Preparation): boolean => p.ok || p.failure === undefined;
+  return ctx.setup.once(
+    `${shared.key}, another request`,
+    (c) => prepareCall(c, recipe, identity, 'shared other'),
+    drewDecision,
+  );
+}
+
+/**
+ * What varies by itself in the flow's untouched run (`final`, what {@link establishFlow} gave):
+ * the untouched flow sent once more from a fresh round 1 ({@link baselineOf}). Once per scan for
+ * every probe that compares an answer with it when the flow is shared and `final` is the shared
+ * run, else the probe's own. A measurement the second run did not complete is not kept.
+ */
+export async function noiseOfFlow(
+  ctx: ProbeContext,
+  flow: FoundFlow,
+  final: Resumed,
+  send: Send,
+  label: string,
+): Promise<Awaited<ReturnType<typeof baselineOf>>> {
+  const { call } = flow.prepared;
+  const shared = flow.shared;
+  if (shared === undefined || ctx.setup === undefined || shared.identity !== send.owner)
+    return baselineOf(ctx, call, final, send, label);
+  const measure = (c: ProbeContext): ReturnType<typeof baselineOf> =>
+    baselineOf(c, call, final, send, `${flow.prepared.subject}: ${label}`);
+  const complete = (m: Awaited<ReturnType<typeof baselineOf>>): boolean => m.second !== undefined;
+  return ctx.setup.once(`${shared.key}, run untouched again (noise)`, measure, complete);
 }
 
 /** What flow preparation met: flows, and the requests that could not be told apart from non-flows. */
