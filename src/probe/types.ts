@@ -143,6 +143,12 @@ export interface Exchange {
    * declared and asked again (`capabilities.ts`). Recorded before `evidence`.
    */
   readonly earlier?: readonly Evidence[];
+  /**
+   * JSON-RPC requests sent on this one's behalf before it, each one more on the wire: a legacy
+   * identity's `initialize` on its first request, the request asked again after a `-32021`. A
+   * shed request sent again is not among them (the report counts those apart).
+   */
+  readonly alsoSent?: number;
 }
 
 /** A tool as `tools/list` described it. */

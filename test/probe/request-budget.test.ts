@@ -34,3 +34,20 @@ describe.each(['stdio', 'http'] as const)(
     }, 60_000);
   },
 );
+
+// A legacy server: each identity opens its own session (over HTTP, B's `initialize` goes out on
+// its first request), and that handshake is a request on the wire like any other.
+describe.each([
+  ['legacy', 'http'],
+  ['legacy', 'stdio'],
+  ['legacy-unbound', 'http'],
+] as const)('a whole scan of the %s fixture over %s', (mode, transport) => {
+  it("counts alike on the wire and in the report, each identity's handshake included", async () => {
+    const { report, wire } = await countedScan(mode, transport);
+    expect(unexpected(report, mode, transport)).toEqual([]);
+    const r = report.requests!;
+    expect(wire.requests).toBe(r.total);
+    const own = report.probes.reduce((sum, p) => sum + (p.requests ?? 0), 0);
+    expect(r.opening + r.survey + (r.shared ?? 0) + own).toBe(r.total);
+  }, 60_000);
+});
