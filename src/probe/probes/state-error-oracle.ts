@@ -16,10 +16,12 @@ import {
   establishFlow,
   noFlowReason,
   prepareOther,
+  sharedRandomTry,
   type FoundFlow,
 } from '../trials/prepare.js';
 import { check, outOfBudget, report, startTrial, type Trial } from '../trials/trial.js';
 import type { Exchange } from '../types.js';
+import type { TryResult } from '../trials/shared-tries.js';
 
 const RATIONALE = `
 A server that refuses a bad \`requestState\` should refuse every bad one the same way: one frozen
@@ -139,8 +141,10 @@ async function oracle(ctx: ProbeContext, flow: FoundFlow, second?: FoundFlow): P
     });
 
   const present = presenter(ctx, trial, call, shape);
+  // The first random blob is the tamper probe's control too: sent once when the flow is shared.
+  const first = await sharedRandomTry(ctx, flow, { owner: 'A', shape });
   const tries = [
-    await present('a random blob', { change: randomSameShape }),
+    await present('a random blob', { change: randomSameShape }, first?.result),
     await present('a second random blob', { change: randomSameShape }),
     ...(unsigned
       ? []
@@ -185,18 +189,21 @@ async function oracle(ctx: ProbeContext, flow: FoundFlow, second?: FoundFlow): P
 type Present = (
   what: string,
   o: Omit<Parameters<typeof retryFresh>[2], 'owner' | 'shape' | 'label'> & { from?: Call },
+  made?: TryResult,
 ) => Promise<Answer | undefined>;
 
 /** The presentations of `call`'s state as A, in answer shape `shape`. */
 function presenter(ctx: ProbeContext, trial: Trial, call: Call, shape: AnswerShape): Present {
-  return async (what, o) => {
-    const r = await retryFresh(ctx, o.from ?? call, {
-      ...o,
-      owner: 'A',
-      shape,
-      label: what,
-      ...(o.from === undefined ? {} : { retryCall: call }),
-    });
+  return async (what, o, made) => {
+    const r =
+      made ??
+      (await retryFresh(ctx, o.from ?? call, {
+        ...o,
+        owner: 'A',
+        shape,
+        label: what,
+        ...(o.from === undefined ? {} : { retryCall: call }),
+      }));
     if (outOfBudget(trial, r.round1) || (r.resumed && outOfBudget(trial, r.resumed.exchange)))
       return undefined;
     if (r.resumed === undefined) {

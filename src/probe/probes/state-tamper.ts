@@ -24,6 +24,7 @@ import {
   establishFlow,
   noFlowReason,
   noiseOfFlow,
+  sharedRandomTry,
   type FoundFlow,
 } from '../trials/prepare.js';
 import { check, outOfBudget, report, startTrial, type Trial } from '../trials/trial.js';
@@ -128,10 +129,12 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
   // The tries share a round 1 while they are refused; the control at the end says whether that
   // held (see shared-tries.ts), and the tries it does not back are sent again from a fresh one.
   const shared = sharedTries(ctx, call, send);
-  const random = await shared.attempt({
-    label: 'random blob of the same shape',
-    change: randomSameShape,
-  });
+  // The random blob is the error-oracle's first presentation too: sent once when the flow is shared.
+  const first = await sharedRandomTry(ctx, flow, send);
+  const random =
+    first !== undefined
+      ? shared.adopt(first)
+      : await shared.attempt({ label: 'random blob of the same shape', change: randomSameShape });
   const randomReading = random.resumed?.reading ?? readOutcome(random.round1.outcome);
   check(
     trial,

@@ -18,6 +18,13 @@ import {
   type Resumed,
 } from './rounds.js';
 import { baselineOf, type Send } from './experiment.js';
+import { randomSameShape } from './mutate.js';
+import {
+  firstTry,
+  type FirstTry,
+  type SharedTry,
+  type SharedTriesOptions,
+} from './shared-tries.js';
 import { byDefault } from '../surface/tool-risk.js';
 import { makeCanary } from '../evidence/markers.js';
 import type { Exchange, IdentityName } from '../types.js';
@@ -182,6 +189,33 @@ export async function noiseOfFlow(
     baselineOf(c, call, final, send, `${flow.prepared.subject}: ${label}`);
   const complete = (m: Awaited<ReturnType<typeof baselineOf>>): boolean => m.second !== undefined;
   return ctx.setup.once(`${shared.key}, run untouched again (noise)`, measure, complete);
+}
+
+/** The random-blob control's try, as the shared setup makes it. */
+const RANDOM_TRY: SharedTry = { label: 'random blob of the same shape', change: randomSameShape };
+
+/**
+ * A random state of the same shape sent as `send.owner` on a fresh round 1 of the flow: the
+ * control the tamper and error-oracle probes both begin with, the same experiment. Once per scan
+ * for both when the flow is shared, with the question it was sent on (a probe that tries more on
+ * that question adopts a copy, {@link SharedTries.adopt}); undefined when the flow is not shared,
+ * and the probe sends its own.
+ */
+export async function sharedRandomTry(
+  ctx: ProbeContext,
+  flow: FoundFlow,
+  send: SharedTriesOptions,
+): Promise<FirstTry | undefined> {
+  const shared = flow.shared;
+  if (shared === undefined || ctx.setup === undefined || shared.identity !== send.owner)
+    return undefined;
+  const decided = (f: FirstTry): boolean =>
+    f.result.resumed !== undefined && f.result.resumed.reading !== 'failure';
+  return ctx.setup.once(
+    `${shared.key}, a random state of the same shape`,
+    (c) => firstTry(c, flow.prepared.call, send, RANDOM_TRY),
+    decided,
+  );
 }
 
 /** What flow preparation met: flows, and the requests that could not be told apart from non-flows. */
