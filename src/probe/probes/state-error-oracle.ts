@@ -17,6 +17,7 @@ import {
   noFlowReason,
   prepareOther,
   sharedRandomTry,
+  sharedReplayByB,
   type FoundFlow,
 } from '../trials/prepare.js';
 import { check, outOfBudget, report, startTrial, type Trial } from '../trials/trial.js';
@@ -153,10 +154,12 @@ async function oracle(ctx: ProbeContext, flow: FoundFlow, second?: FoundFlow): P
             change: (s) => flipAt(s, 0.5),
           }),
         ]),
-    await present("A's untouched state on B's call (same tool, same arguments)", {
-      sender: 'B',
-      change: (s) => s,
-    }),
+    await present(
+      "A's untouched state on B's call (same tool, same arguments)",
+      { sender: 'B', change: (s) => s },
+      // state/replay-principal's first replay too: sent once when the flow is shared.
+      await sharedReplayByB(ctx, flow, shape),
+    ),
     ...(other === undefined
       ? []
       : [await present("the state of another request of A's", { from: other, change: (s) => s })]),

@@ -13,10 +13,12 @@ import {
   readOutcome,
   type Asked,
   type Call,
+  retryFresh,
   type Established,
   type Reading,
   type Resumed,
 } from './rounds.js';
+import type { AnswerShape } from './answers.js';
 import { baselineOf, type Send } from './experiment.js';
 import { randomSameShape } from './mutate.js';
 import {
@@ -216,6 +218,35 @@ export async function sharedRandomTry(
     (c) => firstTry(c, flow.prepared.call, send, RANDOM_TRY),
     decided,
   );
+}
+
+/** What {@link retryFresh} answered: a fresh round 1 and the retry sent on it. */
+type Fresh = Awaited<ReturnType<typeof retryFresh>>;
+
+/**
+ * A's untouched round-1 state sent by B on A's own call: `state/replay-principal`'s first replay
+ * and one of `state/error-oracle`'s presentations, the same experiment. Once per scan for both
+ * when the flow is shared (no probe sends on its question afterwards); undefined when it is not,
+ * and the probe sends its own.
+ */
+export async function sharedReplayByB(
+  ctx: ProbeContext,
+  flow: FoundFlow,
+  shape: AnswerShape,
+): Promise<Fresh | undefined> {
+  const shared = flow.shared;
+  if (shared === undefined || ctx.setup === undefined || shared.identity !== 'A') return undefined;
+  const { call } = flow.prepared;
+  const replay = (c: ProbeContext): Promise<Fresh> =>
+    retryFresh(c, call, {
+      owner: 'A',
+      sender: 'B',
+      shape,
+      label: "B sends A's untouched state on A's call",
+      change: (s) => s,
+    });
+  const decided = (r: Fresh): boolean => r.resumed !== undefined && r.resumed.reading !== 'failure';
+  return ctx.setup.once(`${shared.key}, A's untouched state sent by B`, replay, decided);
 }
 
 /** What flow preparation met: flows, and the requests that could not be told apart from non-flows. */
