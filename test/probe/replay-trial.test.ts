@@ -79,10 +79,11 @@ const OWN_FLOWS = [
   'export_workspace as B: untouched retry (spec answers)',
 ];
 const SHARED = 'export_workspace on open_workspace → export_workspace.workspace_id as A';
-const SHARED_NOTES = [SHARED, `${SHARED}, run untouched`].map(
-  (key) =>
-    `shared setup (${key}): sent once for every probe that needs it, counted in the report's shared requests`,
-);
+const sharedNote = (key: string): string =>
+  `shared setup (${key}): sent once for every probe that needs it, counted in the report's shared requests`;
+const SHARED_NOTES = [SHARED, `${SHARED}, run untouched`].map(sharedNote);
+// B's replay on A's call at round 1 is the error oracle's presentation too: shared setup.
+const SHARED_REPLAY = sharedNote(`${SHARED}, A's untouched state sent by B`);
 const ON_A = [
   "B sends A's untouched state on A's call: round 1 as A",
   "B sends A's untouched state on A's call",
@@ -261,26 +262,28 @@ describe('the principal-replay trial', () => {
       observations: [],
     });
     expect(labels(r)).toEqual(OWN_FLOWS);
+    // The shared replay is made under the probe that asks for it first, within its budget.
     expect(notes(r)).toEqual([
       ...SHARED_NOTES,
       `not sent: tools/call '${ON_A[0]}' as A: the probe's budget of 3 calls is spent`,
+      SHARED_REPLAY,
     ]);
   });
 
-  it("ends errored when the budget runs out at B's replay itself, never reading it as no decision", async () => {
+  it("ends errored when the budget runs out at B's own flow on A's call, never reading it as no decision", async () => {
+    // B's own flow is 3 calls; the replay on A's call is shared setup; the 4th is the round 1 of
+    // the attribution control, whose retry is not sent.
     const r = await scanProbeServer({}, { maxCalls: 4 });
     expect(r).toMatchObject({
       verdict: 'errored',
-      reason: 'the budget ran out before the replay',
-      controls: {
-        ...HELD('accepted'),
-        serverTellsApart: { held: true, expected: APART, observed: '1 A-only token(s)' },
-      },
+      reason: "B's own flow on A's call (attribution control) was cut short: the budget ran out",
+      controls: HELD('accepted'),
     });
-    expect(labels(r)).toEqual([...OWN_FLOWS, ON_A[0]]);
+    expect(labels(r)).toEqual([...OWN_FLOWS, ...ON_A, ATTRIBUTION[0]]);
     expect(notes(r)).toEqual([
       ...SHARED_NOTES,
-      `not sent: tools/call '${ON_A[1]}' as B: the probe's budget of 4 calls is spent`,
+      SHARED_REPLAY,
+      `not sent: tools/call '${ATTRIBUTION[1]}' as B: the probe's budget of 4 calls is spent`,
     ]);
   });
 

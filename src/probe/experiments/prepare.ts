@@ -13,9 +13,20 @@ import {
   readOutcome,
   type Asked,
   type Call,
+  retryFresh,
   type Established,
   type Reading,
+  type Resumed,
 } from '../driver/rounds.js';
+import type { AnswerShape } from '../driver/answers.js';
+import { baselineOf, type Send } from './experiment.js';
+import { randomSameShape } from './mutate.js';
+import {
+  firstTry,
+  type FirstTry,
+  type SharedTry,
+  type SharedTriesOptions,
+} from './shared-tries.js';
 import { byDefault } from '../plan/tool-risk.js';
 import { makeCanary } from '../evidence/markers.js';
 import type { Exchange } from '../model/wire.js';
@@ -135,6 +146,108 @@ export async function establishFlow(
   };
   const drewDecision = (e: Established): boolean => e.ok || e.reading !== 'failure';
   return ctx.setup.once(`${shared.key}, run untouched`, make, drewDecision);
+}
+
+/**
+ * Another request of `identity`'s on the same flow: its recipe prepared again, around a fresh
+ * canary and the handles minted for it. Once per scan for every probe that asks when the flow is
+ * shared (it only reads or creates, so no probe's use of it changes another's), else the probe's own.
+ */
+export async function prepareOther(
+  ctx: ProbeContext,
+  flow: FoundFlow,
+  identity: IdentityName,
+  tag: string,
+): Promise<Preparation> {
+  const shared = flow.shared;
+  const recipe = flow.prepared.flow;
+  if (shared === undefined || ctx.setup === undefined || shared.identity !== identity)
+    return prepareCall(ctx, recipe, identity, tag);
+  const drewDecision = (p: Preparation): boolean => p.ok || p.failure === undefined;
+  return ctx.setup.once(
+    `${shared.key}, another request`,
+    (c) => prepareCall(c, recipe, identity, 'shared other'),
+    drewDecision,
+  );
+}
+
+/**
+ * What varies by itself in the flow's untouched run (`final`, what {@link establishFlow} gave):
+ * the untouched flow sent once more from a fresh round 1 ({@link baselineOf}). Once per scan for
+ * every probe that compares an answer with it when the flow is shared and `final` is the shared
+ * run, else the probe's own. A measurement the second run did not complete is not kept.
+ */
+export async function noiseOfFlow(
+  ctx: ProbeContext,
+  flow: FoundFlow,
+  final: Resumed,
+  send: Send,
+  label: string,
+): Promise<Awaited<ReturnType<typeof baselineOf>>> {
+  const { call } = flow.prepared;
+  const shared = flow.shared;
+  if (shared === undefined || ctx.setup === undefined || shared.identity !== send.owner)
+    return baselineOf(ctx, call, final, send, label);
+  const measure = (c: ProbeContext): ReturnType<typeof baselineOf> =>
+    baselineOf(c, call, final, send, `${flow.prepared.subject}: ${label}`);
+  const complete = (m: Awaited<ReturnType<typeof baselineOf>>): boolean => m.second !== undefined;
+  return ctx.setup.once(`${shared.key}, run untouched again (noise)`, measure, complete);
+}
+
+/** The random-blob control's try, as the shared setup makes it. */
+const RANDOM_TRY: SharedTry = { label: 'random blob of the same shape', change: randomSameShape };
+
+/**
+ * A random state of the same shape sent as `send.owner` on a fresh round 1 of the flow: the
+ * control the tamper and error-oracle probes both begin with, the same experiment. Once per scan
+ * for both when the flow is shared, with the question it was sent on (a probe that tries more on
+ * that question adopts a copy, {@link SharedTries.adopt}); undefined when the flow is not shared,
+ * and the probe sends its own.
+ */
+export async function sharedRandomTry(
+  ctx: ProbeContext,
+  flow: FoundFlow,
+  send: SharedTriesOptions,
+): Promise<FirstTry | undefined> {
+  const shared = flow.shared;
+  if (shared === undefined || ctx.setup === undefined || shared.identity !== send.owner)
+    return undefined;
+  const decided = (f: FirstTry): boolean =>
+    f.result.resumed !== undefined && f.result.resumed.reading !== 'failure';
+  return ctx.setup.once(
+    `${shared.key}, a random state of the same shape`,
+    (c) => firstTry(c, flow.prepared.call, send, RANDOM_TRY),
+    decided,
+  );
+}
+
+/** What {@link retryFresh} answered: a fresh round 1 and the retry sent on it. */
+type Fresh = Awaited<ReturnType<typeof retryFresh>>;
+
+/**
+ * A's untouched round-1 state sent by B on A's own call: `state/replay-principal`'s first replay
+ * and one of `state/error-oracle`'s presentations, the same experiment. Once per scan for both
+ * when the flow is shared (no probe sends on its question afterwards); undefined when it is not,
+ * and the probe sends its own.
+ */
+export async function sharedReplayByB(
+  ctx: ProbeContext,
+  flow: FoundFlow,
+  shape: AnswerShape,
+): Promise<Fresh | undefined> {
+  const shared = flow.shared;
+  if (shared === undefined || ctx.setup === undefined || shared.identity !== 'A') return undefined;
+  const { call } = flow.prepared;
+  const replay = (c: ProbeContext): Promise<Fresh> =>
+    retryFresh(c, call, {
+      owner: 'A',
+      sender: 'B',
+      shape,
+      label: "B sends A's untouched state on A's call",
+      change: (s) => s,
+    });
+  const decided = (r: Fresh): boolean => r.resumed !== undefined && r.resumed.reading !== 'failure';
+  return ctx.setup.once(`${shared.key}, A's untouched state sent by B`, replay, decided);
 }
 
 /** What flow preparation met: flows, and the requests that could not be told apart from non-flows. */

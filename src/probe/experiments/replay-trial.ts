@@ -13,7 +13,6 @@ import {
 import type { AnswerShape } from '../driver/answers.js';
 import {
   answersOf,
-  baselineAnswers,
   describe,
   establish,
   establishedAs,
@@ -26,7 +25,13 @@ import {
 import { distinctTokens, markersOf, markersShown, type Marker } from '../evidence/markers.js';
 import { reflectionControl } from './experiment.js';
 import { plantControl } from './mutate.js';
-import { establishFlow, prepareCall, type FoundFlow, type Prepared } from './prepare.js';
+import {
+  establishFlow,
+  prepareCall,
+  sharedReplayByB,
+  type FoundFlow,
+  type Prepared,
+} from './prepare.js';
 import { check, outOfBudget, startTrial, type Trial } from './trial.js';
 
 const APART =
@@ -48,21 +53,12 @@ export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Tri
   const aTokens = aOnlyTokens(flow.prepared, a, b, prepB);
   const markers = markersOf(canaryA, aTokens);
   const tellsApart = (refused: boolean): boolean => toldApart(trial, aTokens.length, refused);
-  const variants = replayVariants(ctx, call, a, b, prepB);
+  const variants = replayVariants(ctx, trial, { call, a, b, prepB });
   let refusedOnA = false;
   const controls = new Map<number, Awaited<ReturnType<typeof reflectionControl>>>();
   let acceptedOn: string | undefined;
   for (const v of variants) {
-    const label = `B sends A's untouched state on ${v.what}`;
-    const r = await retryFresh(ctx, call, {
-      owner: 'A',
-      sender: 'B',
-      label,
-      shape: a.shape,
-      change: (s) => s,
-      retryCall: v.retryCall,
-      round: v.round,
-    });
+    const r = await replayOn(ctx, flow, a.shape, v);
     const resumed: Resumed | undefined = r.resumed;
     if (outOfBudget(trial, r.round1) || (resumed && outOfBudget(trial, resumed.exchange))) break;
     if (resumed === undefined) {
@@ -83,7 +79,7 @@ export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Tri
     if (counted.length === 0) continue;
     const baseline = await v.baseline();
     if (baseline === undefined)
-      return done(errored(`B's own flow on ${v.what} (attribution control) drew no decision`));
+      return done(errored(`B's own flow on ${v.what} (attribution control) ${cutOrFailed(trial)}`));
     const seenAnyway = new Set(markersShown(baseline, counted));
     const attributed = counted.filter((m) => !seenAnyway.has(m));
     if (attributed.length === 0) {
@@ -115,6 +111,33 @@ export async function tryReplay(ctx: ProbeContext, flow: FoundFlow): Promise<Tri
     detail: `B's replay on ${acceptedOn} was accepted without A's canary or principal in the answer`,
   });
   return done(refuted(`B's replay of A's state showed nothing of A's`));
+}
+
+/**
+ * B sends A's untouched state as `v` says. On A's own call at round 1 it is one of the error
+ * oracle's presentations too, sent once for both when the flow is shared.
+ */
+async function replayOn(
+  ctx: ProbeContext,
+  flow: FoundFlow,
+  shape: AnswerShape,
+  v: Variant,
+): Promise<Awaited<ReturnType<typeof retryFresh>>> {
+  const { call } = flow.prepared;
+  const once =
+    v.retryCall === call && v.round === 1 ? await sharedReplayByB(ctx, flow, shape) : undefined;
+  return (
+    once ??
+    retryFresh(ctx, call, {
+      owner: 'A',
+      sender: 'B',
+      label: `B sends A's untouched state on ${v.what}`,
+      shape,
+      change: (s) => s,
+      retryCall: v.retryCall,
+      round: v.round,
+    })
+  );
 }
 
 /** One way B's replay was sent: on whose call, at which round, and what B sees there anyway. */
@@ -231,16 +254,20 @@ async function ownFlows(
  */
 function replayVariants(
   ctx: ProbeContext,
-  call: Call,
-  a: Established & { ok: true },
-  b: Established & { ok: true },
-  prepB: Prepared,
+  trial: Trial,
+  o: {
+    readonly call: Call;
+    readonly a: Established & { ok: true };
+    readonly b: Established & { ok: true };
+    readonly prepB: Prepared;
+  },
 ): Variant[] {
+  const { call, a, b, prepB } = o;
   // What B sees on each call without A's state (its own flow there) is the attribution baseline: an
   // A-marker B sees anyway (A's handle is unbound, a public feed) is not the state's doing.
   let onACall: Promise<unknown[] | undefined> | undefined;
   const aCallBaseline = (): Promise<unknown[] | undefined> =>
-    (onACall ??= baselineAnswers(ctx, call, 'B', "B's own flow on A's call (attribution)"));
+    (onACall ??= ownAnswers(ctx, trial, call, "B's own flow on A's call (attribution)"));
   // Round 1's state on A's call, then on B's own; then, for a flow of several rounds, the state a
   // later round handed A, sent by B at that round (a flow whose later state trusts plain fields).
   const later = Array.from({ length: Math.max(0, a.final.sentStates.length - 1) }, (_, i) => ({
@@ -260,6 +287,26 @@ function replayVariants(
     ...later,
   ];
 }
+
+/**
+ * B's own flow on `call`, as the attribution baseline: its answers, or undefined when it drew no
+ * decision (the trial marked out of budget when the budget is what stopped it).
+ */
+async function ownAnswers(
+  ctx: ProbeContext,
+  trial: Trial,
+  call: Call,
+  label: string,
+): Promise<unknown[] | undefined> {
+  const own = await establish(ctx, call, 'B', label);
+  if (own.ok) return answersOf(own);
+  if (outOfBudget(trial, own.exchange) || own.reading === 'failure') return undefined;
+  return [resultOf(own.exchange)];
+}
+
+/** Why a control drew no decision: the budget ran out, or the target gave none. */
+const cutOrFailed = (trial: Trial): string =>
+  trial.outOfBudget ? 'was cut short: the budget ran out' : 'drew no decision';
 
 /** The control `serverTellsApart`: A-only tokens in A's answers, or B refused on A's call. */
 function toldApart(trial: Trial, tokens: number, refused: boolean): boolean {

@@ -54,7 +54,7 @@ export interface TryResult {
 }
 
 /** A question in hand at one round: the flow driven untouched up to it. */
-interface Question {
+export interface Question {
   readonly round: number;
   readonly round1: Exchange;
   readonly asked: Asked;
@@ -79,6 +79,12 @@ export interface Redone {
 export interface SharedTries {
   /** Sends `t`, on the question of its round in hand when there is one. */
   attempt(t: SharedTry): Promise<TryResult>;
+  /**
+   * `first` (a try made once for the scan, {@link firstTry}) as this flow's first try: its
+   * question is then in hand here as if this probe had sent it, so the next try of its round is
+   * sent on it while it is refused, and the control at the end covers it as any other.
+   */
+  adopt(first: FirstTry): TryResult;
   /**
    * The control: each question that served more than one try, sent untouched. The tries whose
    * refusal it does not back are sent again from a fresh round 1 and returned, in the order tried.
@@ -117,6 +123,16 @@ export function sharedTries(ctx: ProbeContext, call: Call, o: SharedTriesOptions
       if (resumed.reading !== 'refused') q.retired = true;
       return { round1: q.round1, resumed };
     },
+    adopt(first) {
+      tried++;
+      const q = first.question;
+      if (q === undefined) return first.result;
+      // A copy: this probe's uses of the question are its own.
+      const own: Question = { ...q, uses: 1, doubtful: [], retired: first.refused !== true };
+      asked.push(own);
+      inHand.set(own.round, own);
+      return first.result;
+    },
     async settle() {
       const redone: Redone[] = [];
       for (const q of asked) {
@@ -138,6 +154,36 @@ export function sharedTries(ctx: ProbeContext, call: Call, o: SharedTriesOptions
       }
       return redone.sort((a, b) => a.index - b.index);
     },
+  };
+}
+
+/** A try made on its own, and the question it was sent on (absent when it was sent on none). */
+export interface FirstTry {
+  readonly result: TryResult;
+  readonly question?: Question;
+  /** The try was refused, so its question's state may still be honoured. */
+  readonly refused?: boolean;
+}
+
+/**
+ * `t` sent as the first try of a flow, on a question of its own: what a shared setup makes once
+ * for every probe that tries it first (see {@link SharedTries.adopt}).
+ */
+export async function firstTry(
+  ctx: ProbeContext,
+  call: Call,
+  o: SharedTriesOptions,
+  t: SharedTry,
+): Promise<FirstTry> {
+  const q = await questionAt(ctx, call, o, t.round ?? 1, t.label);
+  if (!('asked' in q)) return { result: q };
+  const state = t.change(q.asked.state as string);
+  if (state === undefined) return { result: { round1: q.round1 } };
+  const resumed = await sendOn(ctx, o, q, t, state);
+  return {
+    result: { round1: q.round1, resumed },
+    question: q,
+    refused: resumed.reading === 'refused',
   };
 }
 

@@ -45,15 +45,28 @@ export const LEGACY_TASK_TTL_MS = 60_000;
  * extension, or the experimental `tasks` a server may still carry there).
  */
 export async function declaresTasks(ctx: ProbeContext): Promise<{ declared: boolean }> {
-  if (ctx.protocol.era === 'legacy')
-    return { declared: isRecord(ctx.protocol.capabilities?.['tasks']) };
+  const { protocol } = ctx;
+  if (protocol.era === 'legacy') return { declared: isRecord(protocol.capabilities?.['tasks']) };
+  // The opening asked `server/discover` as A and kept the capabilities it named: the same question
+  // is not sent again. Asked here only when the opening kept none (no answer, or an oversized one).
+  if (protocol.discover && protocol.capabilities !== undefined) {
+    const declared = tasksIn(protocol.capabilities);
+    const named = Object.keys(protocol.capabilities).slice(0, 8).join(', ') || 'none';
+    ctx.note(
+      `server/discover, as the scan's opening asked it: capabilities ${named}; ${declared ? 'declares' : 'does not declare'} tasks`,
+    );
+    return { declared };
+  }
   const exchange = await ctx.request('server/discover', {}, { identity: 'A', label: 'discover' });
   const o = exchange.outcome;
-  const caps =
-    o.kind === 'result' && isRecord(o.result['capabilities']) ? o.result['capabilities'] : {};
+  return { declared: o.kind === 'result' && tasksIn(o.result['capabilities']) };
+}
+
+/** The extension's negotiation, or the 2025-11-25 experimental `capabilities.tasks`. */
+function tasksIn(capabilities: unknown): boolean {
+  const caps = isRecord(capabilities) ? capabilities : {};
   const extensions = isRecord(caps['extensions']) ? caps['extensions'] : {};
-  // The extension's negotiation, or the 2025-11-25 experimental `capabilities.tasks`.
-  return { declared: TASKS_EXTENSION in extensions || isRecord(caps['tasks']) };
+  return TASKS_EXTENSION in extensions || isRecord(caps['tasks']);
 }
 
 /** A tool that answers with a task, and how to call it again. */

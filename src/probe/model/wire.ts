@@ -59,6 +59,12 @@ export interface Exchange {
    * declared and asked again (`capabilities.ts`). Recorded before `evidence`.
    */
   readonly earlier?: readonly Evidence[];
+  /**
+   * JSON-RPC requests sent on this one's behalf before it, each one more on the wire: a legacy
+   * identity's `initialize` on its first request, the request asked again after a `-32021`. A
+   * shed request sent again is not among them (the report counts those apart).
+   */
+  readonly alsoSent?: number;
 }
 
 /** What the engine learned of the target before any probe ran. */
@@ -69,9 +75,9 @@ export interface ProtocolInfo {
   readonly serverInfo?: { name?: string; version?: string };
   readonly discover: boolean;
   /**
-   * The server's capabilities as a legacy `initialize` answered them (`tasks`, `tools`, …); a
-   * 2026-07-28 server names its own in `server/discover`, asked where needed. Bounded and not in
-   * the report.
+   * The server's capabilities as a legacy `initialize` answered them (`tasks`, `tools`, …), or a
+   * 2026-07-28 server's `server/discover` when the opening asked it and it answered. Bounded (an
+   * oversized answer keeps none) and not in the report.
    */
   readonly capabilities?: Readonly<Record<string, unknown>>;
   readonly tools: readonly ToolInfo[];

@@ -226,6 +226,12 @@ async function send(
       : { args: params };
   const recorded = to.request(method, params, { ...opts, label, signal }).then((exchange) => {
     rec.inFlight = undefined;
+    // Sent on its behalf (a legacy identity's handshake, a request asked again after -32021):
+    // each is one more request on the wire, counted where this one is.
+    for (let i = 0; i < (exchange.alsoSent ?? 0); i++) {
+      if (sink === undefined) rec.calls++;
+      else sink.count();
+    }
     if (exchange.outcome.kind === 'failure') options.onFailure?.();
     const required = requiredOf(exchange.outcome);
     const lacking = required === undefined ? [] : unhonourable(required);

@@ -22,7 +22,7 @@ export interface EraReading {
   /** The target answered `server/discover` as the spec says. */
   readonly discover: boolean;
   readonly serverInfo?: ProtocolInfo['serverInfo'];
-  /** A legacy server's capabilities, as its `initialize` answered them. */
+  /** The server's capabilities, as its `initialize` or its `server/discover` answered them. */
   readonly capabilities?: ProtocolInfo['capabilities'];
   /** A modern `tools/list` sent to learn the era: its answer is the first page of tools. */
   readonly modernList?: Outcome;
@@ -39,6 +39,8 @@ interface ModernAnswers {
   readonly modern: boolean;
   readonly discover: boolean;
   readonly serverInfo?: ProtocolInfo['serverInfo'];
+  /** The capabilities `server/discover` named, when it answered and they are of a sane size. */
+  readonly capabilities?: ProtocolInfo['capabilities'];
 }
 
 /** One line on an outcome, for the list of what was tried. */
@@ -59,8 +61,16 @@ async function askModern(step: OpeningStep, tried: string[]): Promise<ModernAnsw
     (Array.isArray(d.result.supportedVersions) || 'resultType' in d.result)
   ) {
     const versions = d.result.supportedVersions;
-    if (!Array.isArray(versions) || versions.includes(MODERN_VERSION))
-      return { discovered: d, modern: true, discover: true, serverInfo: metaServerInfo(d.result) };
+    if (!Array.isArray(versions) || versions.includes(MODERN_VERSION)) {
+      const capabilities = capabilitiesOf(d.result.capabilities);
+      return {
+        discovered: d,
+        modern: true,
+        discover: true,
+        serverInfo: metaServerInfo(d.result),
+        ...(capabilities === undefined ? {} : { capabilities }),
+      };
+    }
     return { discovered: d, modern: false, discover: false };
   }
   if (d.kind === 'error' && MODERN_ERRORS.has(d.code))
@@ -145,8 +155,13 @@ export async function learnEra(wire: Wire, step: OpeningStep): Promise<EraReadin
   if (found.era === 'modern' && !asked.discover)
     found.deviations.unshift(`no server/discover (${describe(asked.discovered)})`);
   const serverInfo = found.serverInfo ?? asked.serverInfo;
+  // A modern server's own `server/discover` answer names its capabilities: kept, so no probe asks
+  // the same question again (the task probes read the Tasks extension there).
+  const capabilities =
+    found.capabilities ?? (found.era === 'modern' ? asked.capabilities : undefined);
   return {
     ...found,
+    ...(capabilities === undefined ? {} : { capabilities }),
     discover: asked.discover,
     ...(serverInfo === undefined ? {} : { serverInfo }),
     ...(asked.modernList === undefined ? {} : { modernList: asked.modernList }),

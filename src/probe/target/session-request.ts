@@ -12,7 +12,7 @@ import {
   type ChannelRequest,
   type JsonRpcRequest,
 } from './jsonrpc.js';
-import { initializeAs, type HandshakeSend } from './legacy-handshake.js';
+import { initializeAs } from './legacy-handshake.js';
 import { LEGACY_VERSION, META, MODERN_VERSION } from './session-options.js';
 import { noteEvidence } from '../evidence/evidence.js';
 import { retryShed } from './shed-retry.js';
@@ -32,12 +32,6 @@ import {
   sessionHeaderFor,
   type Wire,
 } from './session-wire.js';
-
-/** The handshake's requests as `identity`, sent as any other request. */
-export function handshakeAs(wire: Wire, identity: IdentityName): HandshakeSend {
-  return async (method, label, params) =>
-    (await request(wire, method, params, { identity, label })).outcome;
-}
 
 /**
  * Whether `identity` must first open a legacy session of its own: over HTTP, or as a process of its
@@ -144,6 +138,7 @@ export async function request(
   return {
     ...again,
     earlier: [...(first.earlier ?? []), first.evidence, note, ...(again.earlier ?? [])],
+    alsoSent: (first.alsoSent ?? 0) + 1 + (again.alsoSent ?? 0),
   };
 }
 
@@ -182,10 +177,9 @@ async function requestOnce(
   opts: RequestOptions,
   limit = 'the per-call limit, set by --timeout',
 ): Promise<{ exchange: Exchange; shed?: Shed }> {
-  if (needsHandshake(wire, method, opts)) {
-    wire.initialized.add(opts.identity);
-    await initializeAs(wire, opts.identity, handshakeAs(wire, opts.identity));
-  }
+  const handshake = needsHandshake(wire, method, opts)
+    ? await implicitHandshake(wire, opts.identity)
+    : undefined;
   const outer = [wire.options.signal, opts.signal].filter((s): s is AbortSignal => s !== undefined);
   // The pace's gate comes first: time spent waiting for a slot is not the server's slowness.
   const ticket = await wire.pace.admit(AbortSignal.any(outer));
@@ -219,11 +213,38 @@ async function requestOnce(
     });
     if (shed) wire.pace.shed(shed, ticket);
     else wire.pace.calm();
-    return { exchange: exchangeOf(wire, method, opts.identity, reply), ...(shed ? { shed } : {}) };
+    const exchange = afterHandshake(exchangeOf(wire, method, opts.identity, reply), handshake);
+    return { exchange, ...(shed ? { shed } : {}) };
   } finally {
     clearTimeout(handle);
     ticket.release();
   }
+}
+
+/**
+ * A legacy identity's first request opens its session first: `initialize` as that identity, its
+ * exchange kept, so the request that needed it records it and counts it as one more sent.
+ */
+async function implicitHandshake(wire: Wire, identity: IdentityName): Promise<Exchange> {
+  wire.initialized.add(identity);
+  const sent: Exchange[] = [];
+  await initializeAs(wire, identity, async (method, label, params) => {
+    const exchange = await request(wire, method, params, { identity, label });
+    sent.push(exchange);
+    return exchange.outcome;
+  });
+  // initializeAs sends its `initialize` first, always.
+  return sent[0]!;
+}
+
+/** `exchange`, the handshake sent on its behalf recorded before it and counted. */
+function afterHandshake(exchange: Exchange, handshake: Exchange | undefined): Exchange {
+  if (handshake === undefined) return exchange;
+  return {
+    ...exchange,
+    earlier: [...(handshake.earlier ?? []), handshake.evidence, ...(exchange.earlier ?? [])],
+    alsoSent: (handshake.alsoSent ?? 0) + 1 + (exchange.alsoSent ?? 0),
+  };
 }
 
 /** What a request that never left the gate stands for: the abort that stopped it, as a note. */

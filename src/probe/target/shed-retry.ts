@@ -66,13 +66,16 @@ export async function retryShed(
   const earlier: Evidence[] = [];
   const counts: Record<ShedKind, number> = { '429': 0, '503': 0, 'in-band': 0 };
   let waited = 0;
+  // Requests sent on a try's behalf (a legacy handshake) stay counted when the try is shed.
+  let alsoSent = 0;
   for (let attempt = 0; ; attempt++) {
     const { exchange, shed } = await once(attempt);
     if (shed === undefined) {
       if (earlier.length === 0) return exchange;
       const note = `the server shed load (${tally(counts)}); waited ${seconds(waited)} in all, then it answered`;
-      return withEarlier(exchange, [...earlier, noteEvidence(options.redactor, note)]);
+      return withEarlier(exchange, [...earlier, noteEvidence(options.redactor, note)], alsoSent);
     }
+    alsoSent += exchange.alsoSent ?? 0;
     counts[shed.kind]++;
     const wait = nextWait(pace, shed, attempt);
     const started = performance.now();
@@ -95,6 +98,7 @@ export async function retryShed(
         ...(exchange.earlier ? { earlier: exchange.earlier } : {}),
       },
       earlier,
+      alsoSent,
     );
   }
 }
@@ -116,8 +120,16 @@ async function waitOut(pace: Pace, ms: number, signal: AbortSignal): Promise<str
   return `${stop.kind === 'failure' ? stop.detail : 'aborted'} while it waited`;
 }
 
-/** `exchange` with `before` recorded ahead of its own earlier evidence. */
-function withEarlier(exchange: Exchange, before: readonly Evidence[]): Exchange {
+/**
+ * `exchange` with `before` recorded ahead of its own earlier evidence, and `alsoSent` more
+ * requests sent on its behalf by the tries before it.
+ */
+function withEarlier(exchange: Exchange, before: readonly Evidence[], alsoSent: number): Exchange {
   const earlier = [...before, ...(exchange.earlier ?? [])];
-  return earlier.length === 0 ? exchange : { ...exchange, earlier };
+  const sent = alsoSent + (exchange.alsoSent ?? 0);
+  return {
+    ...exchange,
+    ...(earlier.length === 0 ? {} : { earlier }),
+    ...(sent === 0 ? {} : { alsoSent: sent }),
+  };
 }

@@ -15,11 +15,14 @@ import {
   discoverFlows,
   establishFlow,
   noFlowReason,
-  prepareCall,
+  prepareOther,
+  sharedRandomTry,
+  sharedReplayByB,
   type FoundFlow,
 } from '../../experiments/prepare.js';
 import { check, outOfBudget, report, startTrial, type Trial } from '../../experiments/trial.js';
 import type { Exchange } from '../../model/wire.js';
+import type { TryResult } from '../../experiments/shared-tries.js';
 
 const RATIONALE = `
 A server that refuses a bad \`requestState\` should refuse every bad one the same way: one frozen
@@ -123,7 +126,7 @@ async function oracle(ctx: ProbeContext, flow: FoundFlow, second?: FoundFlow): P
   const { shape } = base;
 
   // Another request of A's: the same tool with other arguments, else another flow.
-  const prep = await prepareCall(ctx, flow.prepared.flow, 'A', 'oracle-other');
+  const prep = await prepareOther(ctx, flow, 'A', 'oracle-other');
   const other =
     prep.ok && !sameCall(prep.prepared.call, call) ? prep.prepared.call : second?.prepared.call;
 
@@ -139,8 +142,10 @@ async function oracle(ctx: ProbeContext, flow: FoundFlow, second?: FoundFlow): P
     });
 
   const present = presenter(ctx, trial, call, shape);
+  // The first random blob is the tamper probe's control too: sent once when the flow is shared.
+  const first = await sharedRandomTry(ctx, flow, { owner: 'A', shape });
   const tries = [
-    await present('a random blob', { change: randomSameShape }),
+    await present('a random blob', { change: randomSameShape }, first?.result),
     await present('a second random blob', { change: randomSameShape }),
     ...(unsigned
       ? []
@@ -149,10 +154,12 @@ async function oracle(ctx: ProbeContext, flow: FoundFlow, second?: FoundFlow): P
             change: (s) => flipAt(s, 0.5),
           }),
         ]),
-    await present("A's untouched state on B's call (same tool, same arguments)", {
-      sender: 'B',
-      change: (s) => s,
-    }),
+    await present(
+      "A's untouched state on B's call (same tool, same arguments)",
+      { sender: 'B', change: (s) => s },
+      // state/replay-principal's first replay too: sent once when the flow is shared.
+      await sharedReplayByB(ctx, flow, shape),
+    ),
     ...(other === undefined
       ? []
       : [await present("the state of another request of A's", { from: other, change: (s) => s })]),
@@ -185,18 +192,21 @@ async function oracle(ctx: ProbeContext, flow: FoundFlow, second?: FoundFlow): P
 type Present = (
   what: string,
   o: Omit<Parameters<typeof retryFresh>[2], 'owner' | 'shape' | 'label'> & { from?: Call },
+  made?: TryResult,
 ) => Promise<Answer | undefined>;
 
 /** The presentations of `call`'s state as A, in answer shape `shape`. */
 function presenter(ctx: ProbeContext, trial: Trial, call: Call, shape: AnswerShape): Present {
-  return async (what, o) => {
-    const r = await retryFresh(ctx, o.from ?? call, {
-      ...o,
-      owner: 'A',
-      shape,
-      label: what,
-      ...(o.from === undefined ? {} : { retryCall: call }),
-    });
+  return async (what, o, made) => {
+    const r =
+      made ??
+      (await retryFresh(ctx, o.from ?? call, {
+        ...o,
+        owner: 'A',
+        shape,
+        label: what,
+        ...(o.from === undefined ? {} : { retryCall: call }),
+      }));
     if (outOfBudget(trial, r.round1) || (r.resumed && outOfBudget(trial, r.resumed.exchange)))
       return undefined;
     if (r.resumed === undefined) {

@@ -25,7 +25,7 @@ import {
   discoverFlows,
   establishFlow,
   noFlowReason,
-  prepareCall,
+  prepareOther,
   type FoundFlow,
   type Prepared,
 } from '../../experiments/prepare.js';
@@ -76,7 +76,7 @@ export default defineProbe({
     // Other arguments for the same tool; or, when it takes none, another tool that asks.
     let other: Prepared | undefined;
     {
-      const prep = await prepareCall(ctx, flow.prepared.flow, 'A', 'request-2');
+      const prep = await prepareOther(ctx, flow, 'A', 'request-2');
       // A request with nothing to vary (a fixed resource URI) is no second request.
       if (prep.ok && !sameCall(prep.prepared.call, flow.prepared.call)) other = prep.prepared;
     }

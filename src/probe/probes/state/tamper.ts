@@ -12,8 +12,8 @@ import { describe, establishedAs, readOutcome, viewOf, type Resumed } from '../.
 import { differences } from '../../evidence/positions.js';
 import { makeCanary, shows } from '../../evidence/markers.js';
 import { planMutations, randomSameShape, type Mutation } from '../../experiments/mutate.js';
+import type { baselineOf } from '../../experiments/experiment.js';
 import {
-  baselineOf,
   changedFrom,
   reflectionControl,
   showDifferences,
@@ -23,6 +23,8 @@ import {
   discoverFlows,
   establishFlow,
   noFlowReason,
+  noiseOfFlow,
+  sharedRandomTry,
   type FoundFlow,
 } from '../../experiments/prepare.js';
 import { check, outOfBudget, report, startTrial, type Trial } from '../../experiments/trial.js';
@@ -122,15 +124,17 @@ async function tamper(ctx: ProbeContext, flow: FoundFlow): Promise<Trial> {
     return done(errored(`the untouched retry of ${subject} did not work (${establishedAs(base)})`));
   const { shape } = base;
   const send = { owner: 'A' as const, shape };
-  const noise = lazyNoise(ctx, call, base.final, send);
+  const noise = lazyNoise(ctx, flow, base.final, send);
 
   // The tries share a round 1 while they are refused; the control at the end says whether that
   // held (see shared-tries.ts), and the tries it does not back are sent again from a fresh one.
   const shared = sharedTries(ctx, call, send);
-  const random = await shared.attempt({
-    label: 'random blob of the same shape',
-    change: randomSameShape,
-  });
+  // The random blob is the error-oracle's first presentation too: sent once when the flow is shared.
+  const first = await sharedRandomTry(ctx, flow, send);
+  const random =
+    first !== undefined
+      ? shared.adopt(first)
+      : await shared.attempt({ label: 'random blob of the same shape', change: randomSameShape });
   const randomReading = random.resumed?.reading ?? readOutcome(random.round1.outcome);
   check(
     trial,
@@ -313,15 +317,15 @@ function tallied(
  */
 function lazyNoise(
   ctx: ProbeContext,
-  call: ConsiderEnv['call'],
+  flow: FoundFlow,
   final: Resumed,
   send: ConsiderEnv['send'],
 ): () => ReturnType<typeof baselineOf> {
   let measured: ReturnType<typeof baselineOf> | undefined;
   return () =>
-    (measured ??= baselineOf(
+    (measured ??= noiseOfFlow(
       ctx,
-      call,
+      flow,
       final,
       send,
       'the untouched flow again (what varies by itself)',
