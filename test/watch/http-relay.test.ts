@@ -216,4 +216,14 @@ describe('watch --http byte relay', () => {
     // The request is on record bare (its body never completed); nothing after.
     expect(captured(lines).map((x) => x.dir)).toEqual(['c2s']);
   });
+  it('answers 502 when the upstream cannot be reached', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((r) => closed.close(r));
+    const lines: string[] = [];
+    const proxy = await proxyTo(port, lines);
+    const back = await rawClient(proxy, ['GET /mcp HTTP/1.1\r\nHost: h\r\n\r\n']);
+    expect(back.toString()).toMatch(/^HTTP\/1\.1 502 /);
+  });
 });
