@@ -97,6 +97,8 @@ export class SessionRun {
 /** What the request side of one exchange recorded: its line (once written) and its principal. */
 export interface RecordedRequest {
   readonly line: Promise<number>;
+  /** The line, as soon as it is written (so an answer read right after is written in order). */
+  readonly written?: number;
   readonly principal?: string;
 }
 
@@ -107,9 +109,13 @@ export function recordRequest(
   sources: PrincipalSources,
 ): { sink: BodySink; recorded: RecordedRequest } {
   const copy = new BodyCopy();
-  let settle: (line: number) => void = () => undefined;
-  const recorded: { line: Promise<number>; principal?: string } = {
-    line: new Promise<number>((resolve) => (settle = resolve)),
+  let resolve: (line: number) => void = () => undefined;
+  const recorded: { line: Promise<number>; written?: number; principal?: string } = {
+    line: new Promise<number>((r) => (resolve = r)),
+  };
+  const settle = (line: number): void => {
+    recorded.written = line;
+    resolve(line);
   };
   let done = false;
   const end = (): void => {
@@ -218,10 +224,13 @@ export function recordAnswer(
 ): BodySink {
   const http = answerHttp(request, answer, capture, sessions);
   const later: Later = (write) => {
-    void recorded.line.then((re) => {
+    const now = (re: number): void => {
       const { principal } = recorded;
       write({ dir: 's2c', re, http, ...(principal === undefined ? {} : { principal }) });
-    });
+    };
+    // Written at once when the request's line is (a later request's line must not come first).
+    if (recorded.written !== undefined) now(recorded.written);
+    else void recorded.line.then(now);
   };
   const type = String(answer.headers['content-type'] ?? '').toLowerCase();
   return type.startsWith('text/event-stream')

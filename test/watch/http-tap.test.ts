@@ -46,7 +46,7 @@ describe('the byte relay tap', () => {
     expect(lines.length).toBe(1);
   });
 
-  it('pairs 20 000 keep-alive exchanges on one connection, fed in odd pieces', async () => {
+  it('pairs 20 000 keep-alive exchanges on one connection, fed in odd pieces, in order', async () => {
     const { tap, lines } = tapped();
     for (let id = 1; id <= 20_000; id++) {
       const req = Buffer.from(request(id));
@@ -67,5 +67,7 @@ describe('the byte relay tap', () => {
     const answers = parsed.filter((x) => x.dir === 's2c');
     expect(answers.length).toBe(20_000);
     expect(answers.every((x) => asked.get(x.re ?? 0) === x.msg.id)).toBe(true);
+    // In the order seen, though no tick passed between an answer and the next request.
+    expect(parsed.every((x, i) => x.dir === (i % 2 === 0 ? 'c2s' : 's2c'))).toBe(true);
   });
 });
