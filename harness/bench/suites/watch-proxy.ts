@@ -1,13 +1,17 @@
 /**
  * Suite "watch-proxy": what `stateguard watch` adds to a round trip. One operation is a
  * `tools/call` answered by a server that works 2 ms (a timer) or answers at once, sent directly or
- * through the proxy (recording to a capture), over stdio and over HTTP. Direct and proxied requests
- * alternate one by one, so load on the shared machine lands on both alike; p50 and p99 latency and
- * sequential throughput come from the same samples. Then the proxy's resident memory after
+ * through the proxy (recording to a capture), over stdio and over HTTP. Over HTTP two relays run
+ * side by side: the byte relay (what `watch --http` uses for an `http:` upstream) and the
+ * terminating relay (Node's HTTP server and client: kept for `https:` upstreams, and what `http:`
+ * used before). The paths take turns request by request, in a rotating order, so load on the
+ * shared machine lands on all alike; p50 and p99 latency, sequential throughput and each proxy's
+ * CPU time per exchange come from the same samples. Then each proxy's resident memory after
  * `BENCH_WATCH_EXCHANGES` exchanges (default 100 000) shows it stays bounded.
  *
- * Server, proxy and client are three processes: the proxy is the built CLI
- * (`dist-harness/src/cli/main.js`).
+ * Server, proxies and client are separate processes: the proxy is the built CLI
+ * (`dist-harness/src/cli/main.js`); the terminating relay, which no flag selects for `http:`, is
+ * started by a small script from the same build's `src/watch/http-proxy.js`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { formatCount, formatRatio, type BenchSuite, type Check, type Table } from '../harness.js';
 
 const CLI = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
+const WATCH = new URL('../../../src/watch/', import.meta.url).href;
 /** Requests per contender and handler. */
 const SAMPLES = 2000;
 const WARMUP = 200;
@@ -119,49 +124,73 @@ function httpClient(url: string): Send {
 const node = (args: string[]): ChildProcess =>
   spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
 
-interface Pair {
-  readonly direct: Send;
-  readonly proxied: Send;
-  readonly proxy: ChildProcess;
+/**
+ * A proxy as `watch --http` runs one (no judging at the end), with the relay named: for the
+ * terminating relay, which no flag selects for `http:`, and for the byte relay without a capture.
+ */
+const PROXY = `
+const [upstream, relay, capturePath] = process.argv.slice(2);
+const { startHttpProxy } = await import('${WATCH}http-proxy.js');
+const { CaptureWriter } = await import('${WATCH}capture.js');
+const { CaptureFile } = await import('${WATCH}capture-file.js');
+const file = capturePath === undefined ? undefined : new CaptureFile(capturePath);
+const capture = file === undefined ? undefined : new CaptureWriter('http', upstream, file.write);
+const proxy = await startHttpProxy({ upstream: new URL(upstream), host: '127.0.0.1', port: 0, capture,
+  principal: { metaKey: 'io.modelcontextprotocol/principal' }, relay });
+process.stderr.write('[watch] listening ' + proxy.url + '\\n');
+process.once('SIGTERM', () => proxy.close().then(() => { file?.close(); process.exit(0); }));
+`;
+
+/** One way to send a request: directly, or through one of the proxies (its process). */
+interface Path {
+  readonly name: string;
+  readonly send: Send;
+  readonly proxy?: ChildProcess;
+}
+
+interface Setup {
+  readonly paths: Path[];
   readonly children: ChildProcess[];
 }
 
-async function pair(
+async function setup(
   transport: 'stdio' | 'http',
   delay: number,
-  capture: string,
+  dir: string,
   script: string,
-): Promise<Pair> {
+): Promise<Setup> {
   const server = (): ChildProcess => node([script, String(delay), transport]);
+  const capture = (name: string): string => join(dir, `${transport}-${delay}-${name}.jsonl`);
   if (transport === 'stdio') {
     const direct = server();
     const command = `${process.execPath} ${script} ${delay} stdio`;
-    const proxy = node([CLI, 'watch', '--stdio', command, '--capture', capture]);
+    const proxy = node([CLI, 'watch', '--stdio', command, '--capture', capture('watch')]);
     return {
-      direct: stdioClient(direct),
-      proxied: stdioClient(proxy),
-      proxy,
+      paths: [
+        { name: 'direct', send: stdioClient(direct) },
+        { name: 'watch --stdio', send: stdioClient(proxy), proxy },
+      ],
       children: [direct, proxy],
     };
   }
   const upstream = server();
   const url = await marker(upstream, /\[bench\] listening (\S+)/);
-  const proxy = node([
-    CLI,
-    'watch',
-    '--http',
-    url,
-    '--listen',
-    '127.0.0.1:0',
-    '--capture',
-    capture,
-  ]);
-  const base = await marker(proxy, /\[watch\] listening (\S+)/);
+  const listen = ['--listen', '127.0.0.1:0', '--capture', capture('bytes')];
+  const bytes = node([CLI, 'watch', '--http', url, ...listen]);
+  const proxyScript = join(dir, 'proxy.mjs');
+  writeFileSync(proxyScript, PROXY);
+  const terminating = node([proxyScript, url, 'terminating', capture('terminating')]);
+  const bare = node([proxyScript, url, 'bytes']);
+  const via = async (p: ChildProcess): Promise<Send> =>
+    httpClient(`${await marker(p, /\[watch\] listening (\S+)/)}/mcp`);
   return {
-    direct: httpClient(url),
-    proxied: httpClient(`${base}/mcp`),
-    proxy,
-    children: [upstream, proxy],
+    paths: [
+      { name: 'direct', send: httpClient(url) },
+      { name: 'terminating relay (before)', send: await via(terminating), proxy: terminating },
+      { name: 'byte relay, no capture', send: await via(bare), proxy: bare },
+      { name: 'byte relay (watch --http)', send: await via(bytes), proxy: bytes },
+    ],
+    children: [upstream, bytes, terminating, bare],
   };
 }
 
@@ -178,94 +207,146 @@ function rssMiB(pid: number | undefined): number {
   }
 }
 
+/** CPU time (user + system) a process has used, in µs (Linux, 100 ticks a second), or NaN. */
+function cpuMicros(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Latency samples of each path, taken in turns (the order rotates every request). */
+async function sample(paths: readonly Path[], next: () => number): Promise<number[][]> {
+  for (let i = 0; i < WARMUP; i++) for (const p of paths) await p.send(next());
+  const samples = paths.map((): number[] => []);
+  for (let i = 0; i < SAMPLES; i++)
+    for (let k = 0; k < paths.length; k++) {
+      const j = (i + k) % paths.length;
+      const t = performance.now();
+      await (paths[j] as Path).send(next());
+      samples[j]?.push(performance.now() - t);
+    }
+  return samples.map((s) => s.sort((a, b) => a - b));
+}
+
+/** Resident memory before, halfway and after `exchanges` exchanges, 100 in flight. */
+async function memory(path: Path, exchanges: number, next: () => number): Promise<number[]> {
+  const pid = path.proxy?.pid;
+  const before = rssMiB(pid);
+  let halfway = NaN;
+  for (let done = 0; done < exchanges; done += BATCH) {
+    if (done === Math.floor(exchanges / 2 / BATCH) * BATCH) halfway = rssMiB(pid);
+    const batch: Promise<void>[] = [];
+    for (let i = 0; i < Math.min(BATCH, exchanges - done); i++) batch.push(path.send(next()));
+    await Promise.all(batch);
+  }
+  return [before, halfway, rssMiB(pid)];
+}
+
+const µs = (ms: number): string => (ms * 1000).toFixed(0);
+
+interface Results {
+  readonly rows: string[][];
+  readonly memRows: string[][];
+  readonly checks: Check[];
+}
+
+/** The goal checks of the shipped path with the 2 ms handler. */
+function goalChecks(transport: string, p50: number, p99: number): Check[] {
+  return [
+    {
+      label: `${transport}, 2 ms handler: p50 proxied / direct`,
+      actual: formatRatio(p50),
+      target: '≤ 1.05×',
+      met: p50 <= 1.05,
+    },
+    {
+      label: `${transport}, 2 ms handler: p99 proxied / direct`,
+      actual: formatRatio(p99),
+      target: '≤ 1.20×',
+      met: p99 <= 1.2,
+    },
+  ];
+}
+
+/** Measures one transport and handler: every path's latency, then each proxy's memory. */
+async function measure(
+  transport: 'stdio' | 'http',
+  delay: number,
+  s: Setup,
+  exchanges: number,
+  out: Results,
+): Promise<void> {
+  let id = 0;
+  const next = (): number => ++id;
+  const cpu0 = s.paths.map((p) => cpuMicros(p.proxy?.pid));
+  const samples = await sample(s.paths, next);
+  const direct = samples[0] as number[];
+  const sum = (a: number[]): number => a.reduce((t, v) => t + v, 0);
+  s.paths.forEach((path, j) => {
+    const x = samples[j] as number[];
+    const p50 = percentile(x, 50) / percentile(direct, 50);
+    const p99 = percentile(x, 99) / percentile(direct, 99);
+    const cpu = (cpuMicros(path.proxy?.pid) - (cpu0[j] as number)) / (SAMPLES + WARMUP);
+    const proxied = j > 0;
+    out.rows.push([
+      transport,
+      delay === 0 ? 'instant' : '2 ms',
+      path.name,
+      µs(percentile(x, 50)),
+      µs(percentile(x, 99)),
+      formatCount((x.length * 1000) / sum(x)),
+      proxied ? `+${µs(percentile(x, 50) - percentile(direct, 50))} µs` : '',
+      proxied ? formatRatio(p50) : '',
+      proxied ? formatRatio(p99) : '',
+      proxied ? cpu.toFixed(0) : '',
+    ]);
+    // The goal is the shipped path's: the last one of each transport.
+    if (delay === 2 && j === s.paths.length - 1)
+      out.checks.push(...goalChecks(transport, p50, p99));
+  });
+  if (delay !== 0) return;
+  for (const path of s.paths) {
+    if (path.proxy === undefined || path.name.includes('no capture')) continue;
+    const rss = await memory(path, exchanges, next);
+    out.memRows.push([
+      transport,
+      path.name,
+      formatCount(exchanges),
+      ...rss.map((m) => m.toFixed(1)),
+    ]);
+  }
+}
+
+const TABLE_NOTES = [
+  `${SAMPLES} requests by each path after ${WARMUP} warm-up; server, proxies (each recording a`,
+  'capture) and client are separate processes on loopback; one request in flight. CPU: the',
+  "proxy process's user + system time (/proc/<pid>/stat, 10 ms ticks) over warm-up and samples,",
+  'per exchange. BENCH_WATCH_TRANSPORT=stdio|http runs one transport only.',
+];
+
 export const watchProxySuite: BenchSuite = {
   name: 'watch-proxy',
   summary: 'tools/call round trips direct vs through stateguard watch, stdio and HTTP',
   async run() {
     const dir = mkdtempSync(join(tmpdir(), 'sg-bench-watch-'));
-    const rows: string[][] = [];
-    const memRows: string[][] = [];
-    const checks: Check[] = [];
+    const out: Results = { rows: [], memRows: [], checks: [] };
     const exchanges = Number(process.env.BENCH_WATCH_EXCHANGES ?? 100_000);
+    const only = process.env.BENCH_WATCH_TRANSPORT;
     const script = join(dir, 'server.cjs');
     writeFileSync(script, SERVER);
     try {
       for (const transport of ['stdio', 'http'] as const) {
+        if (only !== undefined && only !== transport) continue;
         for (const delay of [2, 0]) {
-          const p = await pair(transport, delay, join(dir, `${transport}-${delay}.jsonl`), script);
+          const s = await setup(transport, delay, dir, script);
           try {
-            let id = 0;
-            for (let i = 0; i < WARMUP; i++) {
-              await p.direct(++id);
-              await p.proxied(++id);
-            }
-            const d: number[] = [];
-            const x: number[] = [];
-            for (let i = 0; i < SAMPLES; i++) {
-              for (const [send, out] of i % 2 === 0
-                ? ([
-                    [p.direct, d],
-                    [p.proxied, x],
-                  ] as const)
-                : ([
-                    [p.proxied, x],
-                    [p.direct, d],
-                  ] as const)) {
-                const t = performance.now();
-                await send(++id);
-                out.push(performance.now() - t);
-              }
-            }
-            d.sort((a, b) => a - b);
-            x.sort((a, b) => a - b);
-            const sum = (a: number[]) => a.reduce((s, v) => s + v, 0);
-            const p50 = [percentile(d, 50), percentile(x, 50)] as const;
-            const p99 = [percentile(d, 99), percentile(x, 99)] as const;
-            rows.push([
-              transport,
-              delay === 0 ? 'instant' : '2 ms',
-              `${(p50[0] * 1000).toFixed(0)} / ${(p50[1] * 1000).toFixed(0)}`,
-              `${(p99[0] * 1000).toFixed(0)} / ${(p99[1] * 1000).toFixed(0)}`,
-              `${formatCount((d.length * 1000) / sum(d))} / ${formatCount((x.length * 1000) / sum(x))}`,
-              `+${((p50[1] - p50[0]) * 1000).toFixed(0)} µs`,
-            ]);
-            if (delay === 2) {
-              checks.push(
-                {
-                  label: `${transport}, 2 ms handler: p50 proxied / direct`,
-                  actual: formatRatio(p50[1] / p50[0]),
-                  target: '≤ 1.05×',
-                  met: p50[1] / p50[0] <= 1.05,
-                },
-                {
-                  label: `${transport}, 2 ms handler: p99 proxied / direct`,
-                  actual: formatRatio(p99[1] / p99[0]),
-                  target: '≤ 1.20×',
-                  met: p99[1] / p99[0] <= 1.2,
-                },
-              );
-            } else {
-              // Memory: many exchanges through the proxy with the instant handler, in batches.
-              const before = rssMiB(p.proxy.pid);
-              let halfway = NaN;
-              for (let done = 0; done < exchanges; done += BATCH) {
-                if (done === Math.floor(exchanges / 2 / BATCH) * BATCH)
-                  halfway = rssMiB(p.proxy.pid);
-                const batch: Promise<void>[] = [];
-                for (let i = 0; i < Math.min(BATCH, exchanges - done); i++)
-                  batch.push(p.proxied(++id));
-                await Promise.all(batch);
-              }
-              memRows.push([
-                transport,
-                formatCount(exchanges),
-                before.toFixed(1),
-                halfway.toFixed(1),
-                rssMiB(p.proxy.pid).toFixed(1),
-              ]);
-            }
+            await measure(transport, delay, s, exchanges, out);
           } finally {
-            for (const c of p.children) {
+            for (const c of s.children) {
               c.stdin?.end();
               c.kill('SIGTERM');
             }
@@ -277,24 +358,31 @@ export const watchProxySuite: BenchSuite = {
     }
     const tables: Table[] = [
       {
-        title: 'one tools/call round trip, direct / through the proxy (alternating, same run)',
-        columns: ['transport', 'handler', 'p50 µs', 'p99 µs', 'req/s (sequential)', 'added p50'],
-        rows,
-        notes: [
-          `${SAMPLES} requests each after ${WARMUP} warm-up; server, proxy (recording a capture) and`,
-          'client are three processes on loopback; one request in flight.',
+        title: 'one tools/call round trip by each path (taking turns, same run)',
+        columns: [
+          ...['transport', 'handler', 'path', 'p50 µs', 'p99 µs', 'req/s (sequential)'],
+          ...['added p50', 'p50 ratio', 'p99 ratio', 'proxy CPU µs/exchange'],
         ],
+        rows: out.rows,
+        notes: TABLE_NOTES,
       },
       {
         title: 'proxy resident memory (instant handler, 100 requests in flight)',
-        columns: ['transport', 'exchanges', 'RSS before MiB', 'RSS halfway MiB', 'RSS after MiB'],
-        rows: memRows,
+        columns: [
+          'transport',
+          'path',
+          'exchanges',
+          'RSS before MiB',
+          'RSS halfway MiB',
+          'RSS after MiB',
+        ],
+        rows: out.memRows,
         notes: [
           'BENCH_WATCH_EXCHANGES sets the count (default 100 000). Bounded memory shows as the',
           'halfway and final figures agreeing: the first half holds the heap settling under load.',
         ],
       },
     ];
-    return { tables, checks };
+    return { tables, checks: out.checks };
   },
 };
