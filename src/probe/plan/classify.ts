@@ -28,7 +28,7 @@ import { dangerousSlots, paramsOf, roleOfDescription, stripIdentifiers } from '.
 import type { CallClass, ToolInfo } from '../model/tools.js';
 import { readOnlyAgreed } from './agreement.js';
 import { EXISTING, NEW_OBJECT, STORING_VERBS } from './lexicon.js';
-import { compile, matches } from './match.js';
+import { compile, matches, once } from './match.js';
 import { readDescription, verbPlaces } from './description.js';
 import { readName } from './name.js';
 import { SEVERITY, emptyReading, type Harm } from './verbs.js';
@@ -109,7 +109,7 @@ export function classifyTool(tool: ToolInfo): Classified {
   return { class: judged.class, evidence: [...judged.evidence, ...unset] };
 }
 
-const STORING_C = compile(STORING_VERBS);
+const storingList = once(() => compile(STORING_VERBS));
 
 /**
  * A name whose verb keeps what it is given, first or last where a name puts its verb
@@ -121,13 +121,13 @@ function storesNew({ tool, description }: Declared, harms: Harms, safe: Safe): v
   const words = wordsOf(tool.name);
   const main = clausesOf(stripIdentifiers(description))[0];
   const ends = [words[0], words[words.length - 1]];
-  if (main === undefined || !ends.some((w) => w !== undefined && matches(STORING_C, w))) return;
+  if (main === undefined || !ends.some((w) => w !== undefined && matches(storingList(), w))) return;
   const at = verbPlaces(main)[0];
-  if (at === undefined || !matches(STORING_C, main[at] as string)) return;
+  if (at === undefined || !matches(storingList(), main[at] as string)) return;
   if (!NEW_OBJECT.has(main[at + 1] ?? '')) return;
   if (clausesOf(description).some((c) => c.some((w) => EXISTING.has(w)))) return;
   const stored = (h: Harms[number]): boolean =>
-    h.kind === 'write' && matches(STORING_C, /"([^"]+)"/.exec(h.why)?.[1] ?? '');
+    h.kind === 'write' && matches(storingList(), /"([^"]+)"/.exec(h.why)?.[1] ?? '');
   for (let i = harms.length - 1; i >= 0; i--) if (stored(harms[i]!)) harms.splice(i, 1);
   safe.push({
     kind: 'create',

@@ -9,9 +9,9 @@ import { READ_HEADS, NOUN_VERBS, QUESTION_WORDS, SHARED_OBJECTS, VERB_LAST } fro
 import { matches, mixesScripts, phraseIn } from './match.js';
 import {
   CONJUNCTION_SET,
-  LEAD_C,
-  LISTS,
-  READ_TAIL_C,
+  leadList,
+  lists,
+  readTailList,
   READ_TAIL_WORDS,
   emptyReading,
   isHarm,
@@ -62,9 +62,9 @@ function readGluedReport(reading: Reading, all: readonly string[]): boolean {
 
 /** One segment of a name, between conjunctions; `lead` for the first (its verb is the name's). */
 function readSegment(reading: Reading, words: readonly string[], lead: boolean, glued: boolean) {
-  const phrase = LISTS.map(({ kind, c }) => ({ kind, p: phraseIn(c, words) })).find(
-    (x) => x.p !== undefined,
-  );
+  const phrase = lists()
+    .map(({ kind, c }) => ({ kind, p: phraseIn(c, words) }))
+    .find((x) => x.p !== undefined);
   if (phrase?.p !== undefined) note(reading, phrase.kind, `"${phrase.p.phrase}"`, lead);
   const head = words[0] as string;
   if (isUnspaced(head) && words.length === 1) return readUnspacedName(reading, head, lead);
@@ -86,7 +86,7 @@ function readSegment(reading: Reading, words: readonly string[], lead: boolean, 
     isHarm(first.kind) &&
     NOUN_VERBS.has(words[at] as string) &&
     words.length === 2 &&
-    matches(READ_TAIL_C, tail)
+    matches(readTailList(), tail)
   )
     return note(reading, 'read', `"${tail}"`, lead);
   if (first !== undefined) note(reading, first.kind, `"${first.word}"`, lead);
@@ -126,10 +126,10 @@ function leadVerb(
 function readLastWord(reading: Reading, lastWord: string, lead: boolean): void {
   const last =
     wordClass(lastWord, false) ??
-    (matches(READ_TAIL_C, lastWord) ? { kind: 'read' as const, word: lastWord } : undefined);
+    (matches(readTailList(), lastWord) ? { kind: 'read' as const, word: lastWord } : undefined);
   // At the end a noun is likelier than a verb that reaches out (`borrow_book`, `room_comments`);
   // a verb that deletes or changes still counts there (`files_delete`).
-  const noun = /[^s]s$/.test(lastWord) || matches(LEAD_C, lastWord) || last?.kind === 'outside';
+  const noun = /[^s]s$/.test(lastWord) || matches(leadList(), lastWord) || last?.kind === 'outside';
   // A short last word is too often another language's noun (`kanal_tim`) to make a tool safe,
   // unless it is the verb of a language that puts its verb last (`urun_ara`).
   const tooShort =
@@ -146,7 +146,7 @@ function readHeadless(reading: Reading, words: readonly string[], at: number, le
   // `bulk_delete_users`: a harm word inside the name counts.
   for (const w of words.slice(at + 1, -1)) {
     const k = wordClass(w, false);
-    if (k !== undefined && (isHarm(k.kind) || k.kind === 'unknown') && !matches(LEAD_C, w))
+    if (k !== undefined && (isHarm(k.kind) || k.kind === 'unknown') && !matches(leadList(), w))
       note(reading, k.kind, `"${k.word}"`, false);
   }
 }

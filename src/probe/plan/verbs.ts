@@ -27,6 +27,7 @@ import {
 import {
   compile,
   lookalikeScript,
+  once,
   matches,
   matchesSkeleton,
   mixesScripts,
@@ -42,18 +43,18 @@ export type Harm = 'write' | 'outside' | 'destroy';
 export const SEVERITY: Readonly<Record<Harm, number>> = { write: 1, outside: 2, destroy: 3 };
 
 /** Every list a word is read against, the worst class first: a word takes the first it matches. */
-export const LISTS: readonly { readonly kind: CallClass; readonly c: Compiled }[] = [
+export const lists = once((): readonly { readonly kind: CallClass; readonly c: Compiled }[] => [
   { kind: 'destroy', c: compile(DESTROY) },
   { kind: 'outside', c: compile(OUTSIDE_VERBS, EXECUTE) },
   { kind: 'write', c: compile(MODIFY) },
   { kind: 'read', c: compile(READ_VERBS) },
   { kind: 'create', c: compile(CREATE_VERBS) },
-];
+]);
 /** Nouns that are verbs only where a verb leads (`post`, `message`); the readers' lists. */
-export const LEAD_C = compile(LEAD_ONLY);
-const HARM_ALL = compile(DESTROY, OUTSIDE_VERBS, EXECUTE, MODIFY, LEAD_ONLY);
-const SAFE_ALL = compile(READ_VERBS, CREATE_VERBS);
-export const READ_TAIL_C = compile(READ_VERBS, READ_TAILS);
+export const leadList = once(() => compile(LEAD_ONLY));
+const harmAll = once(() => compile(DESTROY, OUTSIDE_VERBS, EXECUTE, MODIFY, LEAD_ONLY));
+const safeAll = once(() => compile(READ_VERBS, CREATE_VERBS));
+export const readTailList = once(() => compile(READ_VERBS, READ_TAILS));
 export const READ_TAIL_WORDS = READ_TAILS.map(fold);
 export const CONJUNCTION_SET = new Set(CONJUNCTIONS.map(fold));
 // Verb endings after an unspaced verb: `削除します`, `삭제합니다`; and what may close a clause.
@@ -72,9 +73,9 @@ export function wordClass(
 ): { kind: CallClass; word: string } | undefined {
   const mixed = mixesScripts(w);
   if (!mixed) {
-    for (const { kind, c } of LISTS)
+    for (const { kind, c } of lists())
       if (matches(c, w, glued && kind !== 'read' && kind !== 'create')) return { kind, word: w };
-    if (glued && startsGlued(LISTS[3]!.c, w)) return { kind: 'read', word: w };
+    if (glued && startsGlued(lists()[3]!.c, w)) return { kind: 'read', word: w };
     // Hebrew and Arabic join `and`, `the`, `to` to the next word (`ומחק`, `وحذف`): a harmful verb
     // behind one still counts.
     const clitic = CLITIC.exec(w);
@@ -87,8 +88,8 @@ export function wordClass(
   // of a harmful verb is that verb (`dеlete`); anything else mixed, or a look-alike of a safe verb,
   // is unknown (it is not the word it pretends to be).
   if (mixed || lookalikeScript(w)) {
-    if (matchesSkeleton(HARM_ALL, w)) return { kind: 'destroy', word: w };
-    if (mixed || matchesSkeleton(SAFE_ALL, w)) return { kind: 'unknown', word: w };
+    if (matchesSkeleton(harmAll(), w)) return { kind: 'destroy', word: w };
+    if (mixed || matchesSkeleton(safeAll(), w)) return { kind: 'unknown', word: w };
   }
   return undefined;
 }
@@ -101,7 +102,7 @@ export function unspacedVerbs(
   const kana = /[\p{Script=Hiragana}\p{Script=Katakana}]/u.test(w);
   const hangul = /\p{Script=Hangul}/u.test(w);
   const found: { at: number; kind: CallClass; word: string; tail: string }[] = [];
-  for (const { kind, c } of LISTS)
+  for (const { kind, c } of lists())
     for (const { at, entry } of unspacedAt(c, w))
       found.push({ at, kind, word: entry, tail: w.slice(at + entry.length) });
   const out = found.filter(({ at, tail }) => {
@@ -133,14 +134,14 @@ export function verbAt(
 ): { kind: CallClass; word: string } | undefined {
   const w = words[i] as string;
   // A verb of two words (`tìm kiếm`, `kérd le`, `ta bort`) reads whole where it stands.
-  for (const { kind, c } of LISTS) {
+  for (const { kind, c } of lists()) {
     const phrase = phraseAt(c, words, i);
     if (phrase !== undefined) return { kind, word: phrase };
   }
   const next = words[i + 1];
   if (next !== undefined && PARTICLES.has(next)) {
     const phrase = `${w}${next}`;
-    for (const { kind, c } of LISTS)
+    for (const { kind, c } of lists())
       if (matches(c, phrase) || phraseIn(c, [w, next]) !== undefined)
         return { kind, word: `${w} ${next}` };
     // `check out` is not `check`: a phrasal verb the lists do not know says nothing.
