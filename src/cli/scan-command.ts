@@ -2,33 +2,13 @@
  * `stateguard scan`: parse, scan, render, write, and turn the verdicts into an exit code.
  *
  * A report is written whatever happened to the target (unreachable, missing command, hanging):
- * only bad usage ends without one (exit 2).
+ * only bad usage ends without one (exit 2). The scanner itself (`scan-run.ts`) loads only once the
+ * arguments are valid: a usage error or `--help` does not pay for it.
  */
 import { argsOrExit, stderrLine } from './subcommand.js';
-import { baselineText } from './write-baseline.js';
-import { applyBaseline, STALE_REASON } from '../probe/runner/baseline.js';
-import { planTarget, runScan } from '../probe/runner/scan.js';
-import { planHeadline, renderPlan } from '../report/plan.js';
-import type { ScanProgress } from '../probe/runner/scan.js';
 import { certXGenErrored } from '../report/cert-x-gen.js';
-import { REPORTERS } from '../report/index.js';
-import { summaryLine } from '../report/text.js';
 import { parseScanArgs, SCAN_HELP } from './scan-args.js';
 import { engineRequested } from './engine-env.js';
-import { runConfigScan } from './config-command.js';
-import { runRegistryScan } from './registry-command.js';
-import {
-  cutShortLine,
-  deliver,
-  exitCodeOf,
-  nothingDecidedLines,
-  progressLine,
-  renderOptions,
-  sharedScanConfig,
-  undecidedLines,
-  unmatchedLines,
-  writeBaseline,
-} from './scan-common.js';
 
 // What both scan commands share moved to scan-common.ts (no import cycle); importers keep this path.
 export {
@@ -69,67 +49,5 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  if (args.config !== undefined) return runConfigScan(args, args.config, err);
-  if (args.registry !== undefined) return runRegistryScan(args, args.registry, err);
-  const shared = sharedScanConfig(args);
-  if (args.planOnly) return printPlan(args, shared, err);
-  const scanned = await runScan({
-    ...shared,
-    target: args.target,
-    identities: args.identities,
-    ...(args.headers.length > 0 ? { headers: args.headers } : {}),
-    ...(args.secrets.length > 0 ? { secrets: args.secrets } : {}),
-    settings: { ...shared.settings, ...(args.peer === undefined ? {} : { peer: args.peer }) },
-    ...(args.quiet
-      ? {}
-      : { onProgress: (e: ScanProgress) => err(`stateguard: ${progressLine(e)}`) }),
-  });
-  const report = args.baseline ? applyBaseline(scanned, args.baseline) : scanned;
-  // A stale entry fails the run; say so on stderr too, where CI logs look, whatever the format.
-  const { baseline } = report;
-  for (const entry of baseline?.stale ?? []) {
-    err(
-      `stateguard scan: stale baseline entry '${entry}': ${STALE_REASON}; remove it from ${baseline?.file ?? '--baseline'}`,
-    );
-  }
-  if (baseline !== undefined) unmatchedLines(baseline, err);
-  undecidedLines(report, err);
-  nothingDecidedLines(report, err);
-  cutShortLine(report, err);
-  if (
-    args.writeBaseline !== undefined &&
-    !writeBaseline(args.writeBaseline, baselineText(report, new Date()), err)
-  )
-    return 2;
-  const rendered = REPORTERS[args.format].render(report, renderOptions(args));
-  if (!deliver(rendered, args.output, summaryLine(report), err)) return 2;
-  // The engine reads the verdict from metadata.status, and drops the output of a non-zero exit.
-  return args.engine ? 0 : exitCodeOf(report, args.allowUndecided);
-}
-
-/**
- * `--plan`: opens the target, reads its lists, prints the call plan (text, or JSON with
- * `--format json`) and calls nothing. Exit 0, or 4 when the target answered nothing usable.
- */
-async function printPlan(
-  args: Extract<ReturnType<typeof parseScanArgs>, { target: object }>,
-  shared: ReturnType<typeof sharedScanConfig>,
-  err: (line: string) => void,
-): Promise<number> {
-  const planned = await planTarget({
-    ...shared,
-    target: args.target,
-    identities: args.identities,
-    ...(args.headers.length > 0 ? { headers: args.headers } : {}),
-    ...(args.secrets.length > 0 ? { secrets: args.secrets } : {}),
-  });
-  for (const name of planned.unlisted)
-    err(`stateguard scan: warning: --allow-tool ${name}: the target lists no tool of that name`);
-  if (planned.problem !== undefined) err(`stateguard scan: ${planned.problem}`);
-  const text =
-    args.format === 'json'
-      ? `${JSON.stringify({ target: planned.display, plan: planned.plan }, null, 2)}\n`
-      : renderPlan(planned.plan, { color: renderOptions(args).color });
-  if (!deliver(text, args.output, planHeadline(planned.plan), err)) return 2;
-  return planned.problem === undefined ? 0 : 4;
+  return (await import('./scan-run.js')).runParsedScan(args, err);
 }

@@ -9,7 +9,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { ProbeUsageError } from '../../errors.js';
 import { visibleLine } from '../../report/visible.js';
-import { firstIssue, ServerListPage } from './schema.js';
+import type { ServerListPage } from './schema.js';
 
 /** The bounds of a registry walk. */
 export interface RegistryLimits {
@@ -134,6 +134,8 @@ export async function readRegistry(
   query: RegistryQuery,
   limits: RegistryLimits = REGISTRY_DEFAULTS,
 ): Promise<RegistryRead> {
+  // The schema loads zod (about 95 modules): only a walk of a registry needs it, not parsing `scan`.
+  const { firstIssue, ServerListPage: pageSchema } = await import('./schema.js');
   const entries: unknown[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
@@ -149,7 +151,7 @@ export async function readRegistry(
     if (query.version !== undefined) url.searchParams.set('version', query.version);
     let page: ReturnType<typeof ServerListPage.parse>;
     try {
-      const parsed = ServerListPage.safeParse(parseJson(await fetchBounded(url, limits)));
+      const parsed = pageSchema.safeParse(parseJson(await fetchBounded(url, limits)));
       if (!parsed.success) throw new Error(`not a server list (${firstIssue(parsed.error)})`);
       page = parsed.data;
     } catch (error) {
