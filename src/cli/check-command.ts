@@ -18,9 +18,6 @@ import {
 } from '../report/index.js';
 import { sourceRootOf } from '../report/sarif-location.js';
 import { summaryLine } from '../report/text.js';
-import { parseCapture } from '../watch/capture.js';
-import { judge } from '../watch/judge.js';
-import { captureReport } from '../watch/report.js';
 import { parseDuration } from './duration.js';
 import { checkWritable } from './files.js';
 import { deliver, exitCodeOf } from './scan-common.js';
@@ -119,6 +116,12 @@ export async function runCheckCommand(argv: readonly string[]): Promise<number> 
     );
     return 2;
   }
+  // The capture's reader and judge load once there is a capture to judge, not for --help.
+  const [{ parseCapture }, { judge }, { captureReport }] = await Promise.all([
+    import('../watch/capture.js'),
+    import('../watch/judge.js'),
+    import('../watch/report.js'),
+  ]);
   const capture = parseCapture(text);
   if ('problem' in capture) {
     err(`stateguard check: '${args.capture}': ${capture.problem}`);

@@ -4,7 +4,7 @@
  */
 import { PROBES } from '../probe/runner/registry.js';
 import { SCAN_DEFAULTS } from '../probe/runner/scan.js';
-import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/target/session.js';
+import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/target/session-options.js';
 import { STDIO_CLOSE_GRACE_MS } from '../probe/target/stdio.js';
 import { COMBINED_FORMATS, EVIDENCE_MODES, REPORT_FORMATS } from '../report/index.js';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './config/select.js';

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ProbeUsageError } from '../errors.js';
 import { parseArgsMessage } from '../parse-args-message.js';
-import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/target/session.js';
+import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/target/session-options.js';
 import {
   EVIDENCE_MODES,
   isReportFormat,
@@ -16,7 +16,7 @@ import {
   type EvidenceMode,
 } from '../report/index.js';
 import { summaryLine } from '../report/text.js';
-import { renderWatchReport, runWatch, type WatchRun } from '../watch/command.js';
+import type { WatchRun } from '../watch/command.js';
 import { parseDuration } from './duration.js';
 import { checkWritable } from './files.js';
 import { splitCommandLine } from './command-line.js';
@@ -157,6 +157,8 @@ export async function runWatchCommand(argv: readonly string[]): Promise<number> 
     err(
       `stateguard watch: warning: --listen ${run.target.host} is reachable from other machines; the proxy forwards their requests, credentials included`,
     );
+  // The proxy and its judge load once the arguments are valid: a usage error or --help does not.
+  const { renderWatchReport, runWatch } = await import('../watch/command.js');
   const { report, exitCode } = await runWatch(run, err);
   if (typeof report === 'string') {
     err(`stateguard watch: the capture cannot be judged: ${report}`);
