@@ -12,7 +12,7 @@ import type { Baseline } from '../probe/runner/baseline.js';
 import { findProbe, PROBES } from '../probe/runner/registry.js';
 import type { Probe } from '../probe/model/probe.js';
 import type { ExtraSecret } from '../probe/evidence/evidence.js';
-import { SCAN_DEFAULTS } from '../probe/runner/scan.js';
+import { SCAN_DEFAULTS } from '../probe/runner/defaults.js';
 import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/target/session-options.js';
 import type { HttpTls, Target } from '../probe/model/target.js';
 import { EVIDENCE_MODES, isReportFormat, REPORT_FORMATS } from '../report/index.js';

@@ -3,7 +3,7 @@
  * docs/scanner.md lists the same flags (test/cli/help-table.test.ts holds both to that).
  */
 import { PROBES } from '../probe/runner/registry.js';
-import { SCAN_DEFAULTS } from '../probe/runner/scan.js';
+import { SCAN_DEFAULTS } from '../probe/runner/defaults.js';
 import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/target/session-options.js';
 import { STDIO_CLOSE_GRACE_MS } from '../probe/target/stdio.js';
 import { COMBINED_FORMATS, EVIDENCE_MODES, REPORT_FORMATS } from '../report/index.js';

@@ -17,7 +17,7 @@
 import { tmpdir } from 'node:os';
 import type { ExtraSecret } from '../../probe/evidence/evidence.js';
 import { createRedactor } from '../../probe/evidence/evidence.js';
-import { displayTarget } from '../../probe/runner/scan.js';
+import { displayTarget } from '../../probe/runner/display-target.js';
 import type { HttpTls, IdentityName } from '../../probe/model/target.js';
 import type { ServerSource } from '../../probe/model/report.js';
 import type { ConnectionPolicy } from '../../probe/target/http-connection.js';

@@ -3,7 +3,8 @@
  * session, and return the canonical {@link RunReport}. A target that cannot be reached still yields a
  * full report, every probe `errored` with what did not answer.
  */
-import { shellLine } from './command-words.js';
+import { SCAN_DEFAULTS } from './defaults.js';
+import { displayTarget } from './display-target.js';
 import { randomBytes } from 'node:crypto';
 import type { Probe, ProbeSettings } from '../model/probe.js';
 import { createRedactor } from '../evidence/evidence.js';
@@ -23,13 +24,7 @@ import { packageVersion } from './version.js';
 
 export { packageVersion };
 
-/** Defaults of a scan. */
-export const SCAN_DEFAULTS = {
-  timeoutMs: 5000,
-  startupTimeoutMs: 10_000,
-  deadlineMs: 30_000,
-  maxAnswerBytes: 1024 * 1024,
-} as const;
+export { SCAN_DEFAULTS, displayTarget };
 
 /** What to scan and how. */
 export interface ScanConfig {
@@ -79,23 +74,6 @@ export type ScanProgress =
 /** A fresh random identity secret: recognisable in echoes, unguessable. */
 export function randomIdentity(name: IdentityName): string {
   return `stateguard-${name.toLowerCase()}-${randomBytes(12).toString('base64url')}`;
-}
-
-/** How a target is named in reports: `stdio:<command line>` or the URL without credentials. */
-export function displayTarget(target: Target, redactor?: Redactor): string {
-  let shown: string;
-  if (target.kind === 'stdio') {
-    shown = `stdio:${shellLine([target.command, ...target.args])}`;
-  } else {
-    try {
-      const url = new URL(target.url);
-      if (url.password) url.password = 'redacted';
-      shown = url.toString();
-    } catch {
-      shown = target.url;
-    }
-  }
-  return redactor ? redactor.string(shown) : shown;
 }
 
 /** The largest delay a Node.js timer honours; a longer one fires at once. */
