@@ -28,11 +28,9 @@ import { dirname, join, relative } from 'node:path';
 import ts from 'typescript';
 import type { TestProject } from 'vitest/node';
 import { REPO_ROOT } from './spawn-stdio.js';
+import { removeStale, SCRATCH } from './scratch.js';
 
-/** Where runs keep their builds: gitignored, inside the repository. */
-const SCRATCH = join(REPO_ROOT, '.stateguard-tmp');
 const PREFIX = 'suite-build-';
-const DAY_MS = 24 * 60 * 60 * 1000;
 /** Raised when the build itself changes, so older builds are not reused. */
 const BUILD_FORMAT = '3';
 
@@ -140,28 +138,9 @@ export function currentBuild(): string {
   return root;
 }
 
-function removeStale(): void {
-  let entries: string[];
-  try {
-    entries = readdirSync(SCRATCH);
-  } catch {
-    return;
-  }
-  for (const name of entries) {
-    if (!name.startsWith(PREFIX)) continue;
-    const path = join(SCRATCH, name);
-    try {
-      if (Date.now() - statSync(path).mtimeMs > DAY_MS)
-        rmSync(path, { recursive: true, force: true });
-    } catch {
-      // Removed by another run meanwhile.
-    }
-  }
-}
-
 /** Vitest global setup: give tests the build of the current source, again on each rerun. */
 export default function setup(project: TestProject): void {
-  removeStale();
+  removeStale(PREFIX);
   project.provide('builtRoot', currentBuild());
   project.onTestsRerun(() => project.provide('builtRoot', currentBuild()));
 }

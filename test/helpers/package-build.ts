@@ -16,7 +16,6 @@ import { createHash } from 'node:crypto';
 import {
   existsSync,
   mkdirSync,
-  readdirSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -28,10 +27,9 @@ import {
 import { basename, join } from 'node:path';
 import { inject } from 'vitest';
 import { REPO_ROOT } from './spawn-stdio.js';
+import { removeStale, SCRATCH } from './scratch.js';
 
-const SCRATCH = join(REPO_ROOT, '.stateguard-tmp');
 const PREFIX = 'package-build-';
-const DAY_MS = 24 * 60 * 60 * 1000;
 /** The part of the build script this build points elsewhere. */
 export const TSC = 'tsc -p tsconfig.build.json';
 /** Longest a build may take, and longest another worker waits for it. */
@@ -73,19 +71,6 @@ function buildKey(): string {
   return hash.digest('hex').slice(0, 16);
 }
 
-function removeStale(): void {
-  for (const name of readdirSync(SCRATCH)) {
-    if (!name.startsWith(PREFIX)) continue;
-    const path = join(SCRATCH, name);
-    try {
-      if (Date.now() - statSync(path).mtimeMs > DAY_MS)
-        rmSync(path, { recursive: true, force: true });
-    } catch {
-      // Removed by another run meanwhile.
-    }
-  }
-}
-
 const RESULT = 'build-result.json';
 
 function read(dir: string): PackageBuild {
@@ -103,7 +88,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /** The package built by its build script from the current source: made once, then reused. */
 export async function packageBuild(): Promise<PackageBuild> {
   mkdirSync(SCRATCH, { recursive: true });
-  removeStale();
+  removeStale(PREFIX);
   const dir = join(SCRATCH, `${PREFIX}${buildKey()}`);
   const lock = `${dir}.lock`;
   const until = Date.now() + BUILD_MS;
