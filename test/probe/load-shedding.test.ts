@@ -46,9 +46,11 @@ const verdicts = (report: RunReport): Record<string, string> =>
 
 const CASES: readonly { transport: TransportKind; shed: ShedOptions; kind: string }[] = [
   // Retry-After: 1 as real servers send it (on the flawed twin), and 0, which must be honoured as
-  // "now" (on the fixed one, and on the 503s).
-  { transport: 'http', shed: { mode: 'busy', retryAfter: '1' }, kind: '429' },
-  { transport: 'http', shed: { mode: 'in-band' }, kind: 'in-band' },
+  // "now" (on the fixed one, and on the 503s). Over HTTP the limiters are set tighter than the
+  // fixture's defaults, so that a scan slowed by a loaded machine still meets them: two requests
+  // in flight at once, ten within a second.
+  { transport: 'http', shed: { mode: 'busy', retryAfter: '1', maxInFlight: 1 }, kind: '429' },
+  { transport: 'http', shed: { mode: 'in-band', windowMs: 1000 }, kind: 'in-band' },
   { transport: 'http', shed: { mode: 'unavailable', retryAfter: '0' }, kind: '503' },
   { transport: 'stdio', shed: { mode: 'in-band' }, kind: 'in-band' },
 ];
