@@ -7,9 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Evidence } from '../probe/model/evidence.js';
 import type { ProbeResult } from '../probe/model/report.js';
 import type { EvidenceMode } from './types.js';
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isRecord } from '../probe/model/json.js';
 
 /** `v1.eyJwcmluY2…(312 chars, sha256:ab12cd34)` for a long string; short strings as they are. */
 export function shortBlob(value: string, keep = 12): string {

@@ -17,6 +17,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { createRedactor, type ExtraSecret, type Redactor } from '../probe/evidence/evidence.js';
 import type { TransportKind } from '../probe/model/target.js';
 import { stateShape, type StateShape } from './state-shape.js';
+import { isRecord } from '../probe/model/json.js';
 
 export const CAPTURE_VERSION = 1;
 
@@ -111,9 +112,6 @@ const plainRedactor = createRedactor({});
 
 /** Most principal secrets one capture redacts by value (the rest only as bearer tokens). */
 const MAX_SECRETS = 64;
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Replaces each `requestState` of `message` (in params and result, as the protocol places it) by

@@ -10,6 +10,7 @@
 import { alphabetSize, MIN_ID_BITS, predictNext } from '../probe/experiments/task-ids.js';
 import type { CaptureLine, CapturedState } from './capture.js';
 import { JUDGEMENTS, MISSING, type JudgementId, type Material } from './judgements.js';
+import { isRecord } from '../probe/model/json.js';
 
 /** One thing the traffic shows, and where. */
 export interface Finding {
@@ -48,9 +49,6 @@ interface Request {
   readonly state?: CapturedState;
   answer?: CaptureLine;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const resultOf = (line: CaptureLine | undefined): Record<string, unknown> | undefined => {
   const msg = line?.msg;

@@ -5,9 +5,7 @@
  * probes drive a flow to completion to see what the server does with the state.
  */
 import { valueFor } from './schema.js';
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isRecord } from '../model/json.js';
 
 /** How input requests are answered: the spec's result objects, or bare values of the asked type. */
 export type AnswerShape = 'spec' | 'bare';

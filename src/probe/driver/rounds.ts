@@ -19,15 +19,13 @@ import type { Exchange, Outcome } from '../model/wire.js';
 import type { IdentityName } from '../model/target.js';
 import { leavesOf, type Leaf } from '../evidence/positions.js';
 import type { Call } from '../model/call.js';
+import { isRecord } from '../model/json.js';
 
 // `Call` lives in call.ts, so the surface map's types need not import this module.
 export type { Call } from '../model/call.js';
 
 /** How one outcome reads. `input` is an `input_required` answer. */
 export type Reading = 'accepted' | 'refused' | 'input' | 'failure';
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * A `resultType` as a peer would tolerate it: case, `-`, `_` and spaces ignored, so

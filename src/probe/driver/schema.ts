@@ -6,10 +6,9 @@
  */
 import { wordsOf } from '../plan/words.js';
 import { slotRole } from '../plan/slots.js';
+import { isRecord } from '../model/json.js';
 
 type Schema = Record<string, unknown>;
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The properties and required names of an object schema. */
 export function objectShape(schema: unknown): {

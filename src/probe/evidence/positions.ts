@@ -13,6 +13,7 @@
  * most {@link MAX_LEAVES} leaves and {@link MAX_TOKENS} tokens in all are kept.
  */
 import type { Varying } from '../model/surface-map.js';
+import { isRecord } from '../model/json.js';
 
 /** One leaf of an answer: where it sits and what it says. */
 export interface Leaf {
@@ -50,9 +51,6 @@ export function tokenize(text: string, max = MAX_TOKENS): string[] {
   }
   return out;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A text that is one JSON object or array (after trimming), parsed; else `undefined`. */
 function jsonText(text: string): unknown {

@@ -30,9 +30,7 @@ import {
 } from '../driver/rounds.js';
 import type { Exchange } from '../model/wire.js';
 import type { IdentityName } from '../model/target.js';
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isRecord } from '../model/json.js';
 
 /** The rounds a flow is driven through after round 1, as {@link resume} counts them. */
 const MAX_RETRIES = 3;

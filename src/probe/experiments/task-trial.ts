@@ -27,12 +27,10 @@ import { handleDifference } from './handle-trial.js';
 import { refusalView, sameRefusal } from './refusals.js';
 import { check, startTrial, type Trial } from './trial.js';
 import type { Exchange } from '../model/wire.js';
+import { isRecord } from '../model/json.js';
 
 /** The reads of a task: the extension's `tasks/get`, and 2025-11-25's `tasks/result`. */
 export const TASK_READS = ['tasks/get', 'tasks/result'] as const;
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * An id the server never minted, shaped like `like`. A counter's id (`task-7`, `42`) forged at

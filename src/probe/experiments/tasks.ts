@@ -18,13 +18,11 @@ import { makeCanary } from '../evidence/markers.js';
 import { describe, resultTypeOf } from '../driver/rounds.js';
 import { argumentsFor } from '../driver/schema.js';
 import { callableTools } from '../plan/tool-risk.js';
+import { isRecord } from '../model/json.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 const MAX_TASK_ID = 1024;
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The task id a result names, when it is a task-creating answer. */
 export function taskIdOf(exchange: Exchange): string | undefined {

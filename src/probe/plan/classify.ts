@@ -32,15 +32,13 @@ import { compile, matches, once } from './match.js';
 import { readDescription, verbPlaces } from './description.js';
 import { readName } from './name.js';
 import { SEVERITY, emptyReading, type Harm } from './verbs.js';
+import { isRecord } from '../model/json.js';
 
 /** A class and the evidence for it, the deciding phrase first. */
 export interface Classified {
   readonly class: CallClass;
   readonly evidence: string[];
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const ROLE_TEXT = {
   command: 'a command',

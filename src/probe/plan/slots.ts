@@ -6,9 +6,7 @@
  */
 import { RISKY_PARAMETER, RISKY_PARAMETER_SUFFIXES, RISKY_PHRASES } from './risk-lexicon.js';
 import { fold, isUnspaced, wordsOf } from './words.js';
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isRecord } from '../model/json.js';
 
 /** Identifiers in prose (`delete_document`, `removeItem`) name other tools, not this one's act. */
 export const stripIdentifiers = (text: string): string =>

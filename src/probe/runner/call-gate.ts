@@ -29,9 +29,8 @@ import {
 import { dangerousSlots } from '../plan/slots.js';
 import type { ToolInfo } from '../model/tools.js';
 import type { MintedValues } from './minted-values.js';
+import { isRecord } from '../model/json.js';
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 /** What the runner needs to decide whether a `tools/call` may be sent. */
 export interface CallGate extends CallPermission {
   /** `--allow-minted-in-risky`: let a server-minted value reach a risky parameter. */

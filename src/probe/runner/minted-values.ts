@@ -8,9 +8,8 @@ import { judgeTool } from '../plan/tool-risk.js';
 import { isRiskyParameter, paramsOf } from '../plan/slots.js';
 import { wordsOf } from '../plan/words.js';
 import type { ToolInfo } from '../model/tools.js';
+import { isRecord } from '../model/json.js';
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 // The last word of a parameter that names whose object a call acts on: a value its schema offers
 // there is somebody's (a real channel, a real workflow), where a mode (`cabinClass`) is nobody's.
 const TARGET_WORDS = new Set(

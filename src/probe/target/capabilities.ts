@@ -13,6 +13,7 @@
  *
  * Spec: https://modelcontextprotocol.io/specification/2026-07-28/basic (MissingRequiredClientCapability)
  */
+import { isRecord } from '../model/json.js';
 
 /** The JSON-RPC code of a missing client capability. */
 export const MISSING_CAPABILITY = -32021;
@@ -43,9 +44,6 @@ const HONOURABLE: Readonly<Record<string, readonly string[]>> = {
 // A hostile `requiredCapabilities` is bounded: so many names, each so long, are read at most.
 const MAX_NAMES = 16;
 const MAX_NAME = 80;
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** What a `-32021` asks for: its `data.requiredCapabilities`, when it is an object. */
 export function requiredOf(outcome: {

@@ -10,6 +10,7 @@ import { boundValue, OUTCOME_LIMITS } from '../evidence/bound.js';
 import type { Evidence } from '../model/evidence.js';
 import type { Failure, Outcome, StreamReading } from '../model/wire.js';
 import type { IdentityName } from '../model/target.js';
+import { isRecord } from '../model/json.js';
 
 /** A JSON-RPC 2.0 request as sent. */
 export interface JsonRpcRequest {
@@ -81,9 +82,6 @@ export interface Channel {
   takeStderr(): string[];
   close(): Promise<void>;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** True when `message` is the answer to request `id`: no `method`, same id, a result or an error. */
 export function isAnswerTo(message: unknown, id: number): boolean {

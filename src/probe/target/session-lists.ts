@@ -5,6 +5,7 @@
 import type { Outcome, ProtocolInfo } from '../model/wire.js';
 import type { ToolInfo } from '../model/tools.js';
 import { META } from './session-options.js';
+import { isRecord } from '../model/json.js';
 
 /** Sends one request of the opening as A and resolves with its outcome (recorded as evidence). */
 export type OpeningStep = (
@@ -20,9 +21,6 @@ const MAX_TOOLS = 500;
 // Most pages of `tools/list` followed (a page may be one tool), and most tools kept.
 const MAX_TOOL_PAGES = 50;
 const MAX_LISTED = 50;
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const TASK_SUPPORT = ['required', 'optional', 'forbidden'] as const;
 

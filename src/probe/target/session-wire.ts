@@ -11,6 +11,7 @@ import { MODERN_CAPABILITIES } from './capabilities.js';
 import { createPace, type Pace } from './pace.js';
 import { processPerIdentity, sessionChannel } from './session-channel.js';
 import { META, MODERN_VERSION, type SessionOptions } from './session-options.js';
+import { isRecord } from '../model/json.js';
 
 /** One session's shared state; the fields that change say when. */
 export interface Wire {
@@ -70,9 +71,6 @@ export function createWire(target: Target, options: SessionOptions): Wire {
     declared: MODERN_CAPABILITIES,
   };
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** `params` with the era's `_meta` envelope (and over stdio the identity) merged under its own. */
 export function envelope(

@@ -19,6 +19,7 @@
  * `Retry-After-Ms`, or the error's `data`; absent, the pace picks a backoff (`pace.ts`).
  */
 import type { Outcome } from '../model/wire.js';
+import { isRecord } from '../model/json.js';
 
 /** The shape a server shed load in. */
 export const SHED_KINDS = ['429', '503', 'in-band'] as const;
@@ -59,9 +60,6 @@ const RATE_WORDS: readonly RegExp[] = [
  * the implementation-defined range, never the spec's request errors.
  */
 const isServerRange = (code: number): boolean => code <= -32000 && code >= -32099;
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Seconds (number or numeric string) as ms; anything else, or negative, is no hint. */
 function secondsMs(value: unknown): number | undefined {

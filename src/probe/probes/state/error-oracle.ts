@@ -23,6 +23,7 @@ import {
 import { check, outOfBudget, report, startTrial, type Trial } from '../../experiments/trial.js';
 import type { Exchange } from '../../model/wire.js';
 import type { TryResult } from '../../experiments/shared-tries.js';
+import { isRecord } from '../../model/json.js';
 
 const RATIONALE = `
 A server that refuses a bad \`requestState\` should refuse every bad one the same way: one frozen
@@ -60,9 +61,6 @@ interface Answer {
   /** The same with what the request carried left out: what the comparison reads. */
   readonly wire: string;
 }
-
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function textOfContent(result: Record<string, unknown>): string {
   const content = Array.isArray(result['content']) ? result['content'] : [];
