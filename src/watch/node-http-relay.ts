@@ -18,7 +18,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import type { HttpProxy, HttpProxyOptions } from './http-proxy.js';
 import {
   recordAnswer,
@@ -130,13 +130,8 @@ export async function startNodeHttpRelay(options: HttpProxyOptions): Promise<Htt
     noDelay: true,
   });
   const server = createServer({ noDelay: true }, relay(options, agent));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
   return {
-    url: listenUrl(options.host, port),
+    url: await listenOn(server, options.host, options.port),
     server,
     close: () =>
       new Promise<void>((resolve) => {
@@ -148,5 +143,14 @@ export async function startNodeHttpRelay(options: HttpProxyOptions): Promise<Htt
 }
 
 /** `http://host:port` for a listening address (an IPv6 host in brackets). */
-export const listenUrl = (host: string, port: number): string =>
+const listenUrl = (host: string, port: number): string =>
   `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+/** Listens on `host:port` (port 0: any free one); resolves with the address as a URL. */
+export async function listenOn(server: NetServer, host: string, port: number): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return listenUrl(host, (server.address() as AddressInfo).port);
+}

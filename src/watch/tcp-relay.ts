@@ -11,11 +11,11 @@
  * not the upstream's). When the upstream cannot be reached before it sent anything, the client
  * gets a `502` and the connection closes.
  */
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import type { HttpProxy, HttpProxyOptions } from './http-proxy.js';
 import { SessionRun } from './http-record.js';
 import { ConnectionTap } from './http-tap.js';
-import { listenUrl } from './node-http-relay.js';
+import { listenOn } from './node-http-relay.js';
 
 /** Longest a copy waits before the tap reads it. */
 export const TAP_DELAY_MS = 1;
@@ -113,13 +113,8 @@ export async function startTcpRelay(options: HttpProxyOptions): Promise<HttpProx
   const server = createServer({ noDelay: true, allowHalfOpen: true }, (client) =>
     relayConnection(client, options, sessions, open, queue),
   );
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host, () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
   return {
-    url: listenUrl(options.host, port),
+    url: await listenOn(server, options.host, options.port),
     server,
     close: () =>
       new Promise<void>((resolve) => {

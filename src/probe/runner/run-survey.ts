@@ -34,8 +34,7 @@ export async function runSurvey(
   options: Omit<ProbeRunOptions, 'surface'> &
     Pick<SurveyOptions, 'offers' | 'only' | 'alsoConsumers'>,
 ): Promise<Survey> {
-  let map: SurfaceMap = EMPTY_SURFACE;
-  let returned: Promise<unknown> | undefined;
+  let surveyed: Promise<SurfaceMap> | undefined;
   const stopAt = performance.now() + options.capMs - Math.min(MARGIN_MS, options.capMs / 10);
   const probe = defineProbe({
     id: SURVEY.id,
@@ -46,15 +45,12 @@ export async function runSurvey(
     references: [],
     maxCalls: surveyBudget(session.protocol, options),
     async run(ctx) {
-      const surveyed = survey(ctx, {
+      surveyed = survey(ctx, {
         stopAt,
         ...(options.offers === undefined ? {} : { offers: options.offers }),
         ...(options.only === undefined ? {} : { only: options.only }),
         ...(options.alsoConsumers === undefined ? {} : { alsoConsumers: options.alsoConsumers }),
-      }).then((found) => {
-        map = found;
       });
-      returned = surveyed;
       await surveyed;
       return skipped('discovery gives no verdict');
     },
@@ -71,7 +67,9 @@ export async function runSurvey(
   // A cap that cut a call in flight ends the runner's wait, not the survey: it still returns what it
   // found and names what it did not reach, a few turns later. Its map is taken from that return,
   // never from whichever of the two settled first.
-  if (returned !== undefined) await settledWithin(returned, RETURN_MS);
+  let map =
+    (surveyed === undefined ? undefined : await settledWithin(surveyed, RETURN_MS)) ??
+    EMPTY_SURFACE;
   if (lacking.size > 0) map = { ...map, lacking: [...lacking] };
   if (result.verdict === 'errored') {
     // Cut short (time cap, a thrown error): what it did not reach proves nothing.
@@ -83,12 +81,22 @@ export async function runSurvey(
   return { map, evidence: result.evidence, requests: result.requests ?? 0 };
 }
 
-/** Waits until `promise` settles (either way: the runner reported a throw), at most `ms`. */
-async function settledWithin(promise: Promise<unknown>, ms: number): Promise<void> {
+/**
+ * What `promise` resolves with, if it settles within `ms`; undefined if it rejects (the runner
+ * reported the throw) or is still pending then.
+ */
+async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-  await Promise.race([promise.then(noop, noop), waited]);
-  clearTimeout(timer);
+  const waited = new Promise<undefined>(
+    (resolve) => (timer = setTimeout(() => resolve(undefined), ms)),
+  );
+  const settled = promise.then(
+    (value) => value,
+    () => undefined,
+  );
+  try {
+    return await Promise.race([settled, waited]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
-
-function noop(): void {}
