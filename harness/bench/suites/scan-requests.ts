@@ -14,7 +14,7 @@
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expectedFor, MODES, type Mode } from '../../../src/fixture/flaws.js';
 import { startFixtureHttp } from '../../../src/fixture/http.js';
@@ -24,14 +24,15 @@ import { runScan } from '../../../src/probe/runner/scan.js';
 import type { RunReport } from '../../../src/probe/model/report.js';
 import type { Target, TransportKind } from '../../../src/probe/model/target.js';
 import { formatRatio, type BenchSuite, type Budget } from '../harness.js';
+import { BASELINE_COMMIT, baselineCli, cliScanWall, currentCli } from '../baseline-scanner.js';
 
 /**
  * The same scans at commit 724f1f3, the scanner before it shared its setup between probes (last
- * week's figures for issue 36): requests on the wire and wall time of one scan, this suite run once
- * on the lead's two-core machine (node 20, other work running beside it, so the walls are rough).
+ * week's figures for issue 36), as this suite measured them once at that commit on the lead's
+ * two-core machine (node 20, load about 16, so the walls are rough). Printed only when last week's
+ * scanner is not built here (`npm run bench:baseline`); with it, both run live in this run.
  */
-const BASELINE_COMMIT = '724f1f3';
-const BASELINE: Readonly<Record<string, { requests: number; wallMs: number }>> = {
+const RECORDED: Readonly<Record<string, { requests: number; wallMs: number }>> = {
   'flawed stdio': { requests: 91, wallMs: 3343 },
   'flawed http': { requests: 99, wallMs: 2733 },
   'fixed stdio': { requests: 159, wallMs: 3161 },
@@ -246,6 +247,47 @@ export async function countedScan(mode: Mode, transport: TransportKind): Promise
   }
 }
 
+/** Last week's figures for one cell, and this scanner's wall measured the same way. */
+export interface Beside {
+  readonly requests: number;
+  readonly wallThenMs: number;
+  readonly wallNowMs: number;
+  readonly live: boolean;
+}
+
+/**
+ * Both scanners' CLI on a fresh counted fixture each, in turn (which goes first alternates by
+ * `turn`), so their walls share the start-up cost and the moment's load; without last week's build,
+ * its recorded figures and this scan's in-process wall.
+ */
+export async function lastWeekBeside(
+  mode: Mode,
+  transport: TransportKind,
+  inProcessWallMs: number,
+  turn: number,
+): Promise<Beside | undefined> {
+  const then = baselineCli();
+  if (then === undefined) {
+    const recorded = RECORDED[`${mode} ${transport}`];
+    if (recorded === undefined) return undefined;
+    const { requests, wallMs } = recorded;
+    return { requests, wallThenMs: wallMs, wallNowMs: inProcessWallMs, live: false };
+  }
+  const once = async (cli: string): Promise<{ wallMs: number; requests: number }> => {
+    const fixture = await countedFixture(mode, transport);
+    try {
+      const wallMs = await cliScanWall(cli, fixture.target);
+      return { wallMs, requests: fixture.wire().requests };
+    } finally {
+      await fixture.close();
+    }
+  };
+  const order = turn % 2 === 0 ? [then, currentCli()] : [currentCli(), then];
+  const [first, second] = [await once(order[0]!), await once(order[1]!)];
+  const [old, now] = turn % 2 === 0 ? [first, second] : [second, first];
+  return { requests: old.requests, wallThenMs: old.wallMs, wallNowMs: now.wallMs, live: true };
+}
+
 /** The report's split of the requests: opening, survey, shared setup, probes. */
 export function splitOf(report: RunReport): string {
   const r = report.requests;
@@ -274,6 +316,9 @@ export const scanRequestsSuite: BenchSuite = {
     const rows: string[][] = [];
     const perProbeRows: string[][] = [];
     let flawedMax = 0;
+    let live = false;
+    let turn = 0;
+    const loadBefore = loadavg()[0] ?? 0;
     for (const mode of MODES)
       for (const transport of ['stdio', 'http'] as const) {
         const key = `${mode} ${transport}`;
@@ -281,7 +326,8 @@ export const scanRequestsSuite: BenchSuite = {
         const wrong = unexpected(report, mode, transport);
         if (wrong.length > 0) throw new Error(`${key}: ${wrong.join('; ')}`);
         const r = report.requests;
-        const before = BASELINE[key];
+        const before = await lastWeekBeside(mode, transport, wallMs, turn++);
+        live ||= before?.live === true;
         if (mode === 'flawed') flawedMax = Math.max(flawedMax, wire.requests);
         rows.push([
           key,
@@ -289,9 +335,9 @@ export const scanRequestsSuite: BenchSuite = {
           String(wire.requests),
           String(r?.total ?? 0),
           before === undefined ? '?' : formatRatio(wire.requests / before.requests),
-          String(before?.wallMs ?? '?'),
-          wallMs.toFixed(0),
-          before === undefined ? '?' : formatRatio(wallMs / before.wallMs),
+          before === undefined ? '?' : before.wallThenMs.toFixed(0),
+          (before?.wallNowMs ?? wallMs).toFixed(0),
+          before === undefined ? '?' : formatRatio(before.wallNowMs / before.wallThenMs),
           String(report.shed?.retried ?? 0),
         ]);
         perProbeRows.push([key, splitOf(report), perProbe(report)]);
@@ -316,6 +362,10 @@ export const scanRequestsSuite: BenchSuite = {
             'wire: JSON-RPC requests (a method and an id) a loopback counter in front of the fixture',
             "  saw; report: the report's requests.total, the same definition, shed requests sent again",
             '  counted apart (shed resent). One scan each, fixture in process (HTTP) or a child (stdio).',
+            live
+              ? `then: ${BASELINE_COMMIT} built by npm run bench:baseline, run in this run; walls: both scanners' CLI, one scan each, in turn`
+              : `then: figures recorded at ${BASELINE_COMMIT} (load about 16); npm run bench:baseline runs it live beside this one`,
+            `load average (1 min): ${loadBefore.toFixed(1)} at the start, ${(loadavg()[0] ?? 0).toFixed(1)} at the end`,
           ],
         },
         {
