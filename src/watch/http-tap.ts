@@ -9,13 +9,17 @@
  * order), `1xx` interim answers (not an answer of their own), `HEAD`, `204` and `304` with no
  * body, and server-sent event streams that stay open (each event is recorded as it arrives). After
  * a `101` (or a `2xx` to `CONNECT`) the connection carries another protocol: the relay passes it
- * through and the tap stops recording that connection.
+ * through and the tap stops recording that connection. What the client sends after a request that
+ * asks to switch (or `CONNECT`) is held, unparsed, until that request's answer comes: the answer
+ * is recorded whatever those bytes are, and if the server declines (any other final answer) the
+ * held bytes are parsed as HTTP again.
  *
  * The tap never holds the relay back and never grows without bound: a parse error, a head longer
  * than {@link MAX_HEAD}, {@link MAX_STALL} bytes without the parser getting anywhere (a chunk-size
  * line or trailers that never end), or more than {@link MAX_IN_FLIGHT} requests awaiting answers
- * stop the recording of that connection (the bytes still flow); a request cut short is recorded
- * bare, as the terminating relay does.
+ * stop the recording of that connection (the bytes still flow); so does holding more than
+ * {@link MAX_STALL} bytes after an upgrade request. A request cut short is recorded bare, as the
+ * terminating relay does.
  */
 import { HTTPParser } from 'http-parser-js';
 import type { CaptureWriter } from './capture.js';
@@ -54,7 +58,12 @@ interface Exchange {
   readonly head: RequestHead;
   readonly recorded: RecordedRequest;
   readonly sink: BodySink;
+  /** The request asks to switch protocols (`Upgrade`) or to tunnel (`CONNECT`). */
+  readonly upgrade: boolean;
 }
+
+/** Where `http-parser-js` stands in the chunk it is executing (not in its typings). */
+const parsedTo = (parser: Parser): number => (parser as unknown as { offset: number }).offset;
 
 /** One direction: its parser, and bytes fed since the parser last got somewhere. */
 interface Side {
@@ -74,7 +83,7 @@ export class ConnectionTap {
   readonly #capture: CaptureWriter;
   readonly #sources: PrincipalSources;
   readonly #sessions: SessionRun;
-  readonly #requests = side('REQUEST');
+  #requests = side('REQUEST');
   readonly #answers = side('RESPONSE');
   /** Requests sent, oldest first, awaiting (the end of) their answers. */
   #waiting: Exchange[] = [];
@@ -84,6 +93,11 @@ export class ConnectionTap {
   #answer: BodySink | undefined;
   #interim = false;
   #stopped = false;
+  /**
+   * Client bytes after an upgrade request, unparsed until its answer says whether the protocol
+   * switched; `from` is where they start in the chunk being parsed when the request ended.
+   */
+  #held: { chunks: Buffer[]; bytes: number; from: number } | undefined;
 
   constructor(capture: CaptureWriter, sources: PrincipalSources, sessions: SessionRun) {
     this.#capture = capture;
@@ -100,7 +114,8 @@ export class ConnectionTap {
 
   /** A chunk the client sent, after it was sent on. */
   fromClient(chunk: Buffer): void {
-    this.#feed(this.#requests, chunk);
+    if (this.#held === undefined) this.#feed(this.#requests, chunk);
+    else this.#hold(chunk);
   }
 
   /** A chunk the upstream sent, after it was sent on. */
@@ -125,6 +140,27 @@ export class ConnectionTap {
     this.#reading = undefined;
     this.#answer = undefined;
     this.#waiting = [];
+    this.#held = undefined;
+  }
+
+  /** Keeps client bytes that follow an upgrade request, within {@link MAX_STALL}. */
+  #hold(chunk: Buffer): void {
+    const held = this.#held;
+    if (held === undefined || chunk.length === 0) return;
+    held.chunks.push(chunk);
+    held.bytes += chunk.length;
+    if (held.bytes > MAX_STALL) this.stop();
+  }
+
+  /** The server declined the upgrade: the held bytes are HTTP again, read by a fresh parser. */
+  #resume(): void {
+    const held = this.#held;
+    if (held === undefined) return;
+    this.#held = undefined;
+    this.#requests = side('REQUEST');
+    this.#wireRequests();
+    // Through `fromClient`: a held request may ask to switch again.
+    for (const chunk of held.chunks) this.fromClient(chunk);
   }
 
   #feed(s: Side, chunk: Buffer): void {
@@ -132,10 +168,13 @@ export class ConnectionTap {
     while (!this.#stopped && offset < chunk.length) {
       s.moved = false;
       const used = s.parser.execute(chunk, offset, chunk.length - offset);
+      // An upgrade request ended in this chunk: what follows it waits for the answer, unparsed
+      // (the parser may have read on into it, or failed on it; neither counts).
+      if (s === this.#requests && this.#held?.chunks.length === 0)
+        return this.#hold(chunk.subarray(this.#held.from));
       if (used instanceof Error) return this.stop();
       s.stall = s.moved ? 0 : s.stall + used;
       if (s.stall > MAX_STALL) return this.stop();
-      // The parser stops short after a head announcing an upgrade: go on with the rest.
       if (used === 0) return this.stop();
       offset += used;
     }
@@ -145,7 +184,7 @@ export class ConnectionTap {
     const { parser } = this.#requests;
     parser[HTTPParser.kOnHeadersComplete] = (info) => {
       this.#requests.moved = true;
-      if (this.#stopped) return;
+      if (this.#stopped || this.#held !== undefined) return;
       if (this.#waiting.length >= MAX_IN_FLIGHT) return void this.stop();
       const head: RequestHead = {
         method: HTTPParser.methods[info.method] ?? 'UNKNOWN',
@@ -153,17 +192,22 @@ export class ConnectionTap {
         headers: headerValues(info.headers),
       };
       const { sink, recorded } = recordRequest(head, this.#capture, this.#sources);
-      this.#reading = { head, recorded, sink };
+      this.#reading = { head, recorded, sink, upgrade: info.upgrade };
       this.#waiting.push(this.#reading);
     };
     parser[HTTPParser.kOnBody] = (chunk, offset, length) => {
       this.#requests.moved = true;
-      this.#reading?.sink.push(chunk.subarray(offset, offset + length));
+      if (this.#held === undefined)
+        this.#reading?.sink.push(chunk.subarray(offset, offset + length));
     };
     parser[HTTPParser.kOnMessageComplete] = () => {
       this.#requests.moved = true;
-      this.#reading?.sink.end();
+      const done = this.#reading;
+      if (this.#held !== undefined || done === undefined) return;
+      done.sink.end();
       this.#reading = undefined;
+      // Called as the parser passes the message's last byte: the rest is the client's next bytes.
+      if (done.upgrade) this.#held = { chunks: [], bytes: 0, from: parsedTo(parser) };
     };
   }
 
@@ -195,6 +239,8 @@ export class ConnectionTap {
         this.stop();
         return 1;
       }
+      // Any other final answer declines the switch: what the client sent since is HTTP.
+      if (exchange.upgrade) this.#resume();
       // An answer to HEAD has a head only, whatever its length says.
       return exchange.head.method === 'HEAD' ? 1 : 0;
     };

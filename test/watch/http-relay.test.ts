@@ -202,6 +202,53 @@ describe('watch --http byte relay', () => {
     ]);
   });
 
+  it('records the 101 when the bytes the client sends after its upgrade request are not HTTP', async () => {
+    // Sent at once with the request, before the 101: the tap reads them first, and must not let
+    // their failure to parse as HTTP cost the 101.
+    const request =
+      'GET /ws HTTP/1.1\r\nHost: h\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n' +
+      '\x81\x8anot http\r\n\r\n\x00\x01\r\n';
+    const answers = [
+      'HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n',
+      '\x81\x02ok',
+    ];
+    const upstream = await rawUpstream(Buffer.byteLength(request), answers);
+    const lines: string[] = [];
+    const proxy = await proxyTo(upstream.port, lines);
+    const back = await rawClient(proxy, [request]);
+    expect(sha(await upstream.received)).toBe(sha(Buffer.from(request)));
+    expect(sha(back)).toBe(sha(Buffer.from(answers.join(''))));
+    await settle();
+    expect(captured(lines).map((x) => [x.dir, x.http?.status])).toEqual([
+      ['c2s', undefined],
+      ['s2c', 101],
+    ]);
+  });
+
+  it('goes on recording when the server declines an upgrade, with the requests sent after it', async () => {
+    const upgrade = `POST /mcp HTTP/1.1\r\nHost: h\r\nConnection: Upgrade\r\nUpgrade: h2c\r\nContent-Length: ${rpc(1).length}\r\n\r\n${rpc(1)}`;
+    const next = `POST /mcp HTTP/1.1\r\nHost: h\r\nContent-Length: ${rpc(2).length}\r\n\r\n${rpc(2)}`;
+    const ok = (id: number): string =>
+      `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${result(id).length}\r\n\r\n${result(id)}`;
+    const sent = upgrade + next;
+    // The second request goes in the same write, before the server has declined.
+    const upstream = await rawUpstream(sent.length, [ok(1), ok(2)]);
+    const lines: string[] = [];
+    const proxy = await proxyTo(upstream.port, lines);
+    const back = await rawClient(proxy, [sent]);
+    expect(back.toString()).toBe(ok(1) + ok(2));
+    await settle();
+    const l = captured(lines);
+    const id = (x: CaptureLine | undefined): unknown => (x?.msg as { id?: number } | undefined)?.id;
+    const asked = l.filter((x) => x.dir === 'c2s');
+    const answered = l.filter((x) => x.dir === 's2c');
+    expect(asked.map(id)).toEqual([1, 2]);
+    expect(answered.map((x) => [x.http?.status, id(x), id(l.find((y) => y.n === x.re))])).toEqual([
+      [200, 1, 1],
+      [200, 2, 2],
+    ]);
+  });
+
   it('relays a hostile stream whole but stops recording it: a chunk-size line that never ends', async () => {
     const request = `POST /mcp HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n${'1'.repeat(300_000)}`;
     const upstream = await rawUpstream(request.length, [

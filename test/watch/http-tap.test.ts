@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { CaptureWriter } from '../../src/watch/capture.js';
 import { SessionRun } from '../../src/watch/http-record.js';
-import { ConnectionTap, MAX_HEAD, MAX_IN_FLIGHT } from '../../src/watch/http-tap.js';
+import { ConnectionTap, MAX_HEAD, MAX_IN_FLIGHT, MAX_STALL } from '../../src/watch/http-tap.js';
 
 const request = (id: number): string => {
   const body = `{"jsonrpc":"2.0","id":${id},"method":"ping"}`;
@@ -44,6 +44,47 @@ describe('the byte relay tap', () => {
       tap.fromClient(Buffer.from(`X-Pad-${i}: ${'p'.repeat(1000)}\r\n`));
     expect(tap.stopped).toBe(true);
     expect(lines.length).toBe(1);
+  });
+
+  it(`holds at most ${MAX_STALL} bytes sent after an upgrade request that is not answered`, () => {
+    const { tap, lines } = tapped();
+    tap.fromClient(
+      Buffer.from(
+        'GET /ws HTTP/1.1\r\nHost: h\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n',
+      ),
+    );
+    for (let i = 0; i < 100 && !tap.stopped; i++) tap.fromClient(Buffer.alloc(1024, 0x0a));
+    expect(tap.stopped).toBe(true);
+    // The upgrade request itself was recorded; nothing of the held bytes was.
+    expect(lines.length).toBe(2);
+  });
+
+  it('reads the held bytes as HTTP again when an upgrade is declined, one more upgrade included', () => {
+    const { tap, lines } = tapped();
+    const upgrade =
+      'GET /ws HTTP/1.1\r\nHost: h\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n';
+    tap.fromClient(Buffer.from(upgrade + request(1).slice(0, 30)));
+    tap.fromClient(Buffer.from(request(1).slice(30) + upgrade + '\x81\x85bytes\r\n\r\n'));
+    tap.fromServer(Buffer.from('HTTP/1.1 426 Upgrade Required\r\nContent-Length: 0\r\n\r\n'));
+    tap.fromServer(Buffer.from(answer(1)));
+    tap.fromServer(
+      Buffer.from(
+        'HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n',
+      ),
+    );
+    expect(tap.stopped).toBe(true);
+    const parsed = lines
+      .slice(1)
+      .map((l) => JSON.parse(l) as { dir: string; http?: { status?: number } });
+    expect(parsed.map((x) => [x.dir, x.http?.status])).toEqual([
+      ['c2s', undefined],
+      // The declined answer's head resumed the parsing; its line is written at its end.
+      ['c2s', undefined],
+      ['c2s', undefined],
+      ['s2c', 426],
+      ['s2c', 200],
+      ['s2c', 101],
+    ]);
   });
 
   it('pairs 20 000 keep-alive exchanges on one connection, fed in odd pieces, in order', async () => {

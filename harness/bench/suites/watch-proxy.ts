@@ -8,6 +8,8 @@
  * shared machine lands on all alike; p50 and p99 latency, sequential throughput and each proxy's
  * CPU time per exchange come from the same samples. Then each proxy's resident memory after
  * `BENCH_WATCH_EXCHANGES` exchanges (default 100 000) shows it stays bounded.
+ * `BENCH_WATCH_KEEPALIVE=0` opens a connection per HTTP request; `BENCH_WATCH_VARIANTS` runs other
+ * builds of the byte relay beside this one.
  *
  * Server, proxies and client are separate processes: the proxy is the built CLI
  * (`dist-harness/src/cli/main.js`); the terminating relay, which no flag selects for `http:`, is
@@ -19,7 +21,7 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { formatCount, formatRatio, type BenchSuite, type Check, type Table } from '../harness.js';
 
 const CLI = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
@@ -95,8 +97,13 @@ function stdioClient(child: ChildProcess): Send {
     });
 }
 
+/**
+ * An HTTP client on keep-alive connections, or (`BENCH_WATCH_KEEPALIVE=0`) one that opens a
+ * connection per request, as clients with no connection reuse do.
+ */
 function httpClient(url: string): Send {
-  const agent = new Agent({ keepAlive: true, maxSockets: BATCH });
+  const keepAlive = process.env.BENCH_WATCH_KEEPALIVE !== '0';
+  const agent = keepAlive ? new Agent({ keepAlive, maxSockets: BATCH }) : false;
   return (id) =>
     new Promise<void>((resolve, reject) => {
       const body = message(id);
@@ -129,10 +136,10 @@ const node = (args: string[]): ChildProcess =>
  * terminating relay, which no flag selects for `http:`, and for the byte relay without a capture.
  */
 const PROXY = `
-const [upstream, relay, capturePath] = process.argv.slice(2);
-const { startHttpProxy } = await import('${WATCH}http-proxy.js');
-const { CaptureWriter } = await import('${WATCH}capture.js');
-const { CaptureFile } = await import('${WATCH}capture-file.js');
+const [upstream, relay, watch, capturePath] = process.argv.slice(2);
+const { startHttpProxy } = await import(watch + 'http-proxy.js');
+const { CaptureWriter } = await import(watch + 'capture.js');
+const { CaptureFile } = await import(watch + 'capture-file.js');
 const file = capturePath === undefined ? undefined : new CaptureFile(capturePath);
 const capture = file === undefined ? undefined : new CaptureWriter('http', upstream, file.write);
 const proxy = await startHttpProxy({ upstream: new URL(upstream), host: '127.0.0.1', port: 0, capture,
@@ -179,19 +186,39 @@ async function setup(
   const bytes = node([CLI, 'watch', '--http', url, ...listen]);
   const proxyScript = join(dir, 'proxy.mjs');
   writeFileSync(proxyScript, PROXY);
-  const terminating = node([proxyScript, url, 'terminating', capture('terminating')]);
-  const bare = node([proxyScript, url, 'bytes']);
+  const terminating = node([proxyScript, url, 'terminating', WATCH, capture('terminating')]);
+  const bare = node([proxyScript, url, 'bytes', WATCH]);
+  const others = variants().map(([label, watch], i) => ({
+    label,
+    child: node([proxyScript, url, 'bytes', watch, capture(`variant-${i}`)]),
+  }));
   const via = async (p: ChildProcess): Promise<Send> =>
     httpClient(`${await marker(p, /\[watch\] listening (\S+)/)}/mcp`);
-  return {
-    paths: [
-      { name: 'direct', send: httpClient(url) },
-      { name: 'terminating relay (before)', send: await via(terminating), proxy: terminating },
-      { name: 'byte relay, no capture', send: await via(bare), proxy: bare },
-      { name: 'byte relay (watch --http)', send: await via(bytes), proxy: bytes },
-    ],
-    children: [upstream, bytes, terminating, bare],
-  };
+  const paths: Path[] = [
+    { name: 'direct', send: httpClient(url) },
+    { name: 'terminating relay (before)', send: await via(terminating), proxy: terminating },
+    { name: 'byte relay, no capture', send: await via(bare), proxy: bare },
+  ];
+  for (const o of others) paths.push({ name: o.label, send: await via(o.child), proxy: o.child });
+  paths.push({ name: 'byte relay (watch --http)', send: await via(bytes), proxy: bytes });
+  return { paths, children: [upstream, bytes, terminating, bare, ...others.map((o) => o.child)] };
+}
+
+/**
+ * Other builds of the byte relay to run beside this one (`BENCH_WATCH_VARIANTS`: comma-separated
+ * `label=url-or-path of a built src/watch/ folder`), each recording a capture; for comparing a
+ * change with the build before it in one run.
+ */
+function variants(): [string, string][] {
+  const spec = process.env.BENCH_WATCH_VARIANTS ?? '';
+  return spec
+    .split(',')
+    .filter((v) => v.includes('='))
+    .map((v) => {
+      const [label, dir] = v.split('=') as [string, string];
+      const href = dir.startsWith('file:') ? dir : pathToFileURL(dir).href;
+      return [label, href.endsWith('/') ? href : `${href}/`];
+    });
 }
 
 const percentile = (sorted: number[], p: number): number =>
@@ -325,7 +352,8 @@ const TABLE_NOTES = [
   `${SAMPLES} requests by each path after ${WARMUP} warm-up; server, proxies (each recording a`,
   'capture) and client are separate processes on loopback; one request in flight. CPU: the',
   "proxy process's user + system time (/proc/<pid>/stat, 10 ms ticks) over warm-up and samples,",
-  'per exchange. BENCH_WATCH_TRANSPORT=stdio|http runs one transport only.',
+  'per exchange. BENCH_WATCH_TRANSPORT=stdio|http runs one transport only;',
+  'BENCH_WATCH_KEEPALIVE=0 opens a connection per HTTP request; BENCH_WATCH_VARIANTS adds builds.',
 ];
 
 export const watchProxySuite: BenchSuite = {
