@@ -13,11 +13,6 @@ import {
   type AuthInfo,
   type McpServerFactory,
 } from '@modelcontextprotocol/server';
-import {
-  localhostHostValidation,
-  localhostOriginValidation,
-  toNodeHandler,
-} from '@modelcontextprotocol/node';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { authInfoFor, bearerPrincipal } from '../../../src/fixture/identity.js';
 import { limitLines } from '../../../src/fixture/line-limit.js';
@@ -71,8 +66,13 @@ function refuseUnauthenticated(res: ServerResponse, carrier: IdentityCarrier): v
   );
 }
 
-/** Serve `factory` on 127.0.0.1, any free port; resolves once listening. */
+/**
+ * Serve `factory` on 127.0.0.1, any free port; resolves once listening. The SDK's Node.js adapter
+ * is loaded here, not at the top: a twin's stdio child never needs it, and starts that much sooner.
+ */
 export async function hostHttp(options: HostHttpOptions): Promise<RunningTwin> {
+  const { localhostHostValidation, localhostOriginValidation, toNodeHandler } =
+    await import('@modelcontextprotocol/node');
   const log = options.log ?? (() => undefined);
   const onerror = (error: Error): void => log(`[fixture] error: ${errorLine(error)}`);
   const mcp = createMcpHandler(options.factory, {

@@ -2,9 +2,11 @@
  * Serves one foreign twin over stdio:
  *
  *     node --import tsx harness/twins/foreign/main.ts --twin <id> --variant <v>
+ *
+ * Only the named twin is loaded (see load.ts); the whole registry only to print the usage.
  */
 import { parseArgs } from 'node:util';
-import { foreignTwin, FOREIGN_TWINS } from './index.js';
+import { loadTwin } from './load.js';
 
 async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -12,8 +14,9 @@ async function main(argv: string[]): Promise<number> {
     options: { twin: { type: 'string' }, variant: { type: 'string' } },
     strict: true,
   });
-  const twin = foreignTwin(values.twin ?? '');
+  const twin = await loadTwin(values.twin ?? '');
   if (twin === undefined || !twin.variants.includes(values.variant ?? '')) {
+    const { FOREIGN_TWINS } = await import('./index.js');
     const ids = FOREIGN_TWINS.map((t) => `${t.id} (${t.variants.join(', ')})`).join('; ');
     process.stderr.write(`usage: --twin <id> --variant <variant>; twins: ${ids}\n`);
     return 2;
