@@ -299,9 +299,9 @@ function handedRound(
 ): FirstRound | undefined {
   const h = takeHanded(flow, identity);
   if (h === undefined) return undefined;
-  ctx.note(
-    `${flow.subject}: round 1 as ${identity} handed on from discovery, its state unsent (the exchange is discovery's)`,
-  );
+  const e = h.exchange.evidence;
+  const where = 'label' in e ? `discovery's "${e.label}"` : "in discovery's evidence";
+  ctx.note(`${flow.subject}: round 1 as ${identity} handed on from discovery, unsent (${where})`);
   const handles = h.handle === undefined ? [] : [h.handle];
   const prepared = {
     flow,
@@ -323,10 +323,12 @@ const decided = (r: FirstRound): boolean =>
 
 /**
  * A flow the scan may set up once for every probe: a request that only reads or creates, so no
- * probe consumes the handle or the object it acts on (a destructive one is each probe's own).
+ * probe consumes the handle or the object it acts on; a destructive one only while the probes run
+ * one after another (the held-back pass), else it is each probe's own.
  */
 const shareable = (ctx: ProbeContext, flow: FlowRecipe): boolean =>
-  ctx.setup !== undefined && (flow.tool === undefined || byDefault(flow.tool));
+  ctx.setup !== undefined &&
+  (flow.tool === undefined || byDefault(flow.tool) || ctx.setup.serial === true);
 
 /**
  * `flow`'s round 1 as `identity`, prepared and asked once per scan for every probe that asks it
