@@ -145,8 +145,8 @@ function serverHeading(server: RunReport): string {
 }
 
 /**
- * One line on what the scan sent, when the report counts it: `requests: 71 (opening 5, discovery
- * 9, shared setup 11, probes 46: state/tamper 3, …)`. The shared setup (flows prepared and run
+ * One line on what the scan sent, when the report counts it: `requests: 69 (opening 5, discovery
+ * 9, shared setup 20, probes 35: state/tamper 3, …)`. The shared setup (flows prepared and run
  * untouched once for every probe) is counted once; each probe's figure is what it sent on top.
  */
 export function requestsLine(report: RunReport): string | undefined {

@@ -5,12 +5,14 @@
  * reached by setting each flow up once for every probe, and by sending once what several probes
  * measured alike on it (issue 36; 91 over stdio and 99 over HTTP before the setup was shared, 78
  * and 82 before the noise, the random state, B's replay on A's call, A's other request and the
- * tasks' server/discover were; the issue's goal, 45, is not reached yet).
+ * tasks' server/discover were; 71 and 75 before discovery handed its unsent round 1s on (those without a handle or a canary),
+ * `state/replay-after-completion` replayed the shared untouched run and the held-back pass set its
+ * flows up once too; the issue's goal, 45, is not reached yet).
  */
 import { describe, expect, it } from 'vitest';
 import { countedScan, unexpected } from '../../harness/bench/suites/scan-requests.js';
 
-const BUDGET = { stdio: 71, http: 75 } as const;
+const BUDGET = { stdio: 69, http: 73 } as const;
 
 describe.each(['stdio', 'http'] as const)(
   'a whole scan of the flawed fixture over %s',

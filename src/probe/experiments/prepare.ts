@@ -5,7 +5,7 @@
  * other slot), build the request around a fresh canary, and ask round 1.
  */
 import type { ProbeContext } from '../model/probe.js';
-import { mint, othersOf, recipeName, type FlowRecipe } from '../surface/recipes.js';
+import { mint, othersOf, recipeName, takeHanded, type FlowRecipe } from '../surface/recipes.js';
 import {
   ask,
   describe,
@@ -288,16 +288,83 @@ async function firstRound(
   return { prep, first };
 }
 
+/**
+ * `flow`'s round 1 as discovery asked it as `identity`, when it handed one on ({@link takeHanded}):
+ * the same request, around discovery's canary and handle, its state never sent.
+ */
+function handedRound(
+  ctx: ProbeContext,
+  flow: FlowRecipe,
+  identity: IdentityName,
+): FirstRound | undefined {
+  const h = takeHanded(flow, identity);
+  if (h === undefined) return undefined;
+  const e = h.exchange.evidence;
+  const where = 'label' in e ? `discovery's "${e.label}"` : "in discovery's evidence";
+  ctx.note(`${flow.subject}: round 1 as ${identity} handed on from discovery, unsent (${where})`);
+  const handles = h.handle === undefined ? [] : [h.handle];
+  const prepared = {
+    flow,
+    subject: flow.subject,
+    call: h.call,
+    canary: h.canary,
+    handles,
+    minted: [],
+  };
+  return {
+    prep: { ok: true, prepared },
+    first: { exchange: h.exchange, reading: 'input', asked: h.asked },
+  };
+}
+
 /** Whether a shared round drew a decision: one that did not is not kept. */
 const decided = (r: FirstRound): boolean =>
   (r.prep.ok || r.prep.failure === undefined) && r.first?.reading !== 'failure';
 
 /**
  * A flow the scan may set up once for every probe: a request that only reads or creates, so no
- * probe consumes the handle or the object it acts on (a destructive one is each probe's own).
+ * probe consumes the handle or the object it acts on; a destructive one only while the probes run
+ * one after another (the held-back pass), else it is each probe's own.
  */
 const shareable = (ctx: ProbeContext, flow: FlowRecipe): boolean =>
-  ctx.setup !== undefined && (flow.tool === undefined || byDefault(flow.tool));
+  ctx.setup !== undefined &&
+  (flow.tool === undefined || byDefault(flow.tool) || ctx.setup.serial === true);
+
+/**
+ * `flow`'s round 1 as `identity`, prepared and asked once per scan for every probe that asks it
+ * (discovery's own, when it handed one on), and run untouched once ({@link establishFlow}).
+ */
+async function sharedFirstRound(
+  ctx: ProbeContext,
+  flow: FlowRecipe,
+  identity: IdentityName,
+): Promise<FirstRound> {
+  const key = `${flow.subject}${flow.needs === undefined ? '' : ` on ${recipeName(flow.needs)}`} as ${identity}`;
+  const sharedRound = async (c: ProbeContext): Promise<FirstRound> => ({
+    ...(handedRound(c, flow, identity) ?? (await firstRound(c, flow, identity, 'shared'))),
+    shared: { key, identity, unspent: true },
+  });
+  return ctx.setup!.once(key, sharedRound, decided);
+}
+
+/**
+ * `flow` as a {@link FoundFlow} of `identity`'s set up once per scan for every probe (see
+ * {@link discoverFlows}), when it may be (it only reads or creates); else undefined, and the
+ * probe prepares its own. `failed` is set when its round 1 or minting drew no decision.
+ */
+export async function sharedFlow(
+  ctx: ProbeContext,
+  flow: FlowRecipe,
+  identity: IdentityName,
+): Promise<{ readonly found?: FoundFlow; readonly failed?: Exchange } | undefined> {
+  if (!shareable(ctx, flow)) return undefined;
+  const { prep, first, shared } = await sharedFirstRound(ctx, flow, identity);
+  if (!prep.ok) return prep.failure === undefined ? {} : { failed: prep.failure };
+  if (first?.reading === 'failure') return { failed: first.exchange };
+  const state = first?.asked?.state;
+  if (first?.asked === undefined || state === undefined || shared === undefined) return {};
+  return { found: { prepared: prep.prepared, asked: { ...first.asked, state }, shared } };
+}
 
 /**
  * Ask each discovered flow, as `identity`, until `limit` of them asked again. With `shared`, a
@@ -318,13 +385,8 @@ export async function discoverFlows(
     if (discovery.flows.length >= options.limit) break;
     discovery.tried.push(flow.subject);
     const share = options.shared === true && shareable(ctx, flow);
-    const key = `${flow.subject}${flow.needs === undefined ? '' : ` on ${recipeName(flow.needs)}`} as ${identity}`;
-    const sharedRound = async (c: ProbeContext): Promise<FirstRound> => ({
-      ...(await firstRound(c, flow, identity, 'shared')),
-      shared: { key, identity, unspent: true },
-    });
     const { prep, first, shared } = share
-      ? await ctx.setup!.once(key, sharedRound, decided)
+      ? await sharedFirstRound(ctx, flow, identity)
       : await firstRound(ctx, flow, identity, options.tag);
     if (!prep.ok) {
       if (prep.failure !== undefined)

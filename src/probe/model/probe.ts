@@ -69,7 +69,8 @@ export interface ProbeDecision {
  * the value of `key` is made by the first probe that asks, through a context whose requests count
  * as the scan's shared setup rather than that probe's, and every later probe reads the same value
  * and cites its exchanges. A value `keep` rejects (nothing decided: a request went unanswered) is
- * not kept: the next probe that asks makes its own. Never used for an object a probe consumes.
+ * not kept: the next probe that asks makes its own. Never used for an object a probe consumes
+ * while another probe may run ({@link SharedSetup.serial}).
  */
 export interface SharedSetup {
   once<T>(
@@ -77,6 +78,12 @@ export interface SharedSetup {
     make: (ctx: ProbeContext) => Promise<T>,
     keep: (value: T) => boolean,
   ): Promise<T>;
+  /**
+   * Set while the probes that read it run one after another (the held-back pass): a flow whose
+   * request consumes its object may then be set up once too, each probe acting on it after the
+   * last has finished, as one probe's own experiments follow each other on its own flow.
+   */
+  readonly serial?: boolean;
 }
 
 /** What a probe may do. Every request goes through here, so nothing escapes the evidence or budget. */

@@ -313,6 +313,9 @@ function contextOf(rec: Recorder, sink?: SetupSink): ProbeContext {
 function sharedSetupOf(rec: Recorder, store: SetupStore): SharedSetup {
   const cited = new Set<string>();
   return {
+    get serial() {
+      return store.serial;
+    },
     async once(key, make, keep) {
       const got = await store.once(key, (sink) => make(contextOf(rec, sink)), keep);
       if (!cited.has(key) && !rec.finished) {

@@ -353,6 +353,8 @@ async function secondPass(
     // A refuted probe is tried again on what is new; one that waited on purpose waits once.
     return r.verdict === 'refuted' && offered && run.waitOf(probe) === 0;
   });
+  // One after another from here: a flow that consumes its object is set up once too.
+  passes.setup.serial = true;
   for (const [index, probe] of again.entries()) {
     if (run.clock.remaining() <= 0) break;
     const at = run.probes.indexOf(probe);

@@ -15,6 +15,8 @@ export interface SetupSink {
 export interface SetupStore {
   /** Requests every setup of the scan sent. */
   readonly calls: number;
+  /** The probes run one after another from now on (the held-back pass): see `SharedSetup.serial`. */
+  serial: boolean;
   /** The kept value of `key` and the exchanges that made it, or a new one made by `make`. */
   once<T>(
     key: string,
@@ -36,6 +38,7 @@ export function createSetupStore(): SetupStore {
     get calls() {
       return calls;
     },
+    serial: false,
     async once<T>(
       key: string,
       make: (sink: SetupSink) => Promise<T>,

@@ -8,7 +8,15 @@
  * each one needs, so the caller's own values can fill them.
  */
 import type { ProbeContext } from '../model/probe.js';
-import { callThrough, toolCall, type Call, type Driven } from '../driver/rounds.js';
+import {
+  callThrough,
+  sameCall,
+  toolCall,
+  type Asked,
+  type Call,
+  type Driven,
+} from '../driver/rounds.js';
+import type { Exchange } from '../model/wire.js';
 import { makeCanary } from '../evidence/markers.js';
 import { argumentsFor, pathKey } from '../driver/schema.js';
 import type { IdentityName } from '../model/target.js';
@@ -18,6 +26,7 @@ import {
   isReader,
   type CoSlot,
   type Consumer,
+  type FlowRecipe,
   type HandleRecipe,
   type Minter,
 } from '../model/surface-map.js';
@@ -50,6 +59,44 @@ export function recipeName(r: HandleRecipe): string {
       ? ''
       : ` (own ${others.map((o) => `${o.path.join('.')} from ${o.minter.name}`).join(', ')})`;
   return `${r.minter.name} → ${consumerName(r.consumer)}${also}`;
+}
+
+/**
+ * A flow's round 1 as discovery asked it, its state never sent: the request (built around one
+ * canary, planted in the minting call too when it takes a handle), the handle, who asked, and the
+ * answer that asked for input.
+ */
+export interface HandedRound {
+  readonly call: Call;
+  readonly canary: string;
+  readonly handle?: string;
+  readonly identity: IdentityName;
+  readonly exchange: Exchange;
+  readonly asked: Asked & { readonly state: string };
+}
+
+/** Rounds discovery handed on, each taken at most once (a state is never presented twice). */
+const handed = new WeakMap<FlowRecipe, HandedRound>();
+
+/**
+ * Keeps `round` for the first taker of `flow`'s round 1, when it is the very request `flow` builds
+ * around `round.canary` and `round.handle` (so a taker reads it as its own round 1 would read).
+ */
+export function handOn(flow: FlowRecipe, round: HandedRound): void {
+  // Only a request that carries neither a handle nor a canary: either changes the length of what
+  // the server hands out (a label the state carries), so the state would not have the shape the
+  // shared setup's own round 1 gets, and a random state of that shape may read otherwise.
+  const same = sameCall(flow.build(round.canary, round.handle), round.call);
+  if (same && round.handle === undefined && sameCall(flow.build(''), round.call))
+    handed.set(flow, round);
+}
+
+/** `flow`'s round 1 as discovery asked it as `identity`, once; afterwards undefined. */
+export function takeHanded(flow: FlowRecipe, identity: IdentityName): HandedRound | undefined {
+  const round = handed.get(flow);
+  if (round === undefined || round.identity !== identity) return undefined;
+  handed.delete(flow);
+  return round;
 }
 
 /** Fill every `{var}` (and RFC 6570 `{+var}`, `{/var}` …) of a URI template with `value`. */

@@ -43,6 +43,7 @@ import { readableGrant } from '../plan/call-plan.js';
 import {
   consumerCall,
   fillTemplate,
+  handOn,
   isReader,
   recipeName,
   type FlowRecipe,
@@ -272,7 +273,7 @@ async function mintTool(
     return true;
   }
   if (first.asked?.state !== undefined) {
-    run.flows.push(toolFlow(tool));
+    run.flows.push(handingOn(toolFlow(tool), first, canary));
     run.tried.push(`${tool.name} (asks for input)`);
     return true;
   }
@@ -440,7 +441,8 @@ async function offerOneByOne(
       checked: strict,
     };
     run.handles.push(recipe);
-    if (first.asked?.state !== undefined) run.flows.push(toolFlow(tool, recipe));
+    if (first.asked?.state !== undefined)
+      run.flows.push(handingOn(toolFlow(tool, recipe), first, offer.canary, offer.found.value));
     return 'taken';
   }
   return 'not taken';
@@ -773,6 +775,29 @@ function toolFlow(tool: ToolInfo, needs?: HandleRecipe, choice?: Choice): FlowRe
   };
 }
 
+/**
+ * `flow`, its round 1 (`first`, asked as A around `canary` and `handle`) handed on to the first
+ * probe that asks it ({@link handOn}): its state was never sent.
+ */
+function handingOn(
+  flow: FlowRecipe,
+  first: Awaited<ReturnType<typeof ask>>,
+  canary: string | undefined,
+  handle?: string,
+): FlowRecipe {
+  const { asked } = first;
+  if (asked?.state === undefined || canary === undefined) return flow;
+  handOn(flow, {
+    call: asked.call,
+    canary,
+    ...(handle === undefined ? {} : { handle }),
+    identity: 'A',
+    exchange: first.exchange,
+    asked: { ...asked, state: asked.state },
+  });
+  return flow;
+}
+
 /** What trying a tool's other values found: a flow, and every exchange sent. */
 interface ChoiceTrial {
   readonly flow?: FlowRecipe;
@@ -798,7 +823,7 @@ async function flowBehindChoice(ctx: ProbeContext, tool: ToolInfo): Promise<Choi
       return { exchanges, spent: e };
     exchanges.push(e);
     if (first.asked?.state !== undefined)
-      return { flow: toolFlow(tool, undefined, choice), exchanges };
+      return { flow: handingOn(toolFlow(tool, undefined, choice), first, canary), exchanges };
   }
   return { exchanges };
 }

@@ -20,7 +20,12 @@ import {
 } from '../../driver/rounds.js';
 import { planMutations, randomSameShape } from '../../experiments/mutate.js';
 import { makeCanary } from '../../evidence/markers.js';
-import { prepareCall } from '../../experiments/prepare.js';
+import {
+  establishFlow,
+  prepareCall,
+  sharedFlow,
+  type Prepared,
+} from '../../experiments/prepare.js';
 import { baselineOf, changedFrom, showDifferences } from '../../experiments/experiment.js';
 import type { FlowRecipe } from '../../surface/recipes.js';
 import { check, outOfBudget, report, startTrial, type Trial } from '../../experiments/trial.js';
@@ -92,11 +97,10 @@ export default defineProbe({
 async function replayFinal(ctx: ProbeContext, flow: FlowRecipe): Promise<Trial> {
   const trial = startTrial(flow.subject);
   const done = (d: Trial['decision']): Trial => Object.assign(trial, { decision: d });
-  const prep = await prepareCall(ctx, flow, 'A', 'completion');
-  if (!prep.ok) return done(errored(`could not prepare ${flow.subject}: ${prep.why}`));
-  const { call, subject } = prep.prepared;
-
-  const once = await establish(ctx, call, 'A', subject);
+  const first = await completedOnce(ctx, flow);
+  if ('why' in first) return done(errored(`could not prepare ${flow.subject}: ${first.why}`));
+  const { once, prepared } = first;
+  const { call, subject } = prepared;
   check(trial, 'completedOnce', once.ok, 'the flow completes once as A', establishedAs(once));
   if (!once.ok) return done(errored(`${subject} did not complete once (${establishedAs(once)})`));
 
@@ -142,6 +146,26 @@ async function replayFinal(ctx: ProbeContext, flow: FlowRecipe): Promise<Trial> 
       `${subject} completed a second time on its final round sent again unchanged: single use is not enforced`,
     ),
   );
+}
+
+/**
+ * `flow` run untouched once as A: the scan's shared run when the flow is set up once for every
+ * probe (its final round is replayed by this probe alone), else this probe's own.
+ */
+async function completedOnce(
+  ctx: ProbeContext,
+  flow: FlowRecipe,
+): Promise<{ readonly once: Established; readonly prepared: Prepared } | { readonly why: string }> {
+  const found = (await sharedFlow(ctx, flow, 'A'))?.found;
+  if (found !== undefined)
+    return {
+      once: await establishFlow(ctx, found, 'A', found.prepared.subject),
+      prepared: found.prepared,
+    };
+  const prep = await prepareCall(ctx, flow, 'A', 'completion');
+  if (!prep.ok) return { why: prep.why };
+  const { call, subject } = prep.prepared;
+  return { once: await establish(ctx, call, 'A', subject), prepared: prep.prepared };
 }
 
 /**
