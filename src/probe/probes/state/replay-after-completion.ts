@@ -20,7 +20,7 @@ import {
 } from '../../driver/rounds.js';
 import { planMutations, randomSameShape } from '../../experiments/mutate.js';
 import { makeCanary } from '../../evidence/markers.js';
-import { prepareCall } from '../../experiments/prepare.js';
+import { prepareCall, preparationAs } from '../../experiments/prepare.js';
 import { baselineOf, changedFrom, showDifferences } from '../../experiments/experiment.js';
 import type { FlowRecipe } from '../../surface/recipes.js';
 import { check, outOfBudget, report, startTrial, type Trial } from '../../experiments/trial.js';
@@ -93,7 +93,7 @@ async function replayFinal(ctx: ProbeContext, flow: FlowRecipe): Promise<Trial> 
   const trial = startTrial(flow.subject);
   const done = (d: Trial['decision']): Trial => Object.assign(trial, { decision: d });
   const prep = await prepareCall(ctx, flow, 'A', 'completion');
-  if (!prep.ok) return done(errored(`could not prepare ${flow.subject}: ${prep.why}`));
+  if (!prep.ok) return done(errored(`could not prepare ${flow.subject}: ${preparationAs(prep)}`));
   const { call, subject } = prep.prepared;
 
   const once = await establish(ctx, call, 'A', subject);
