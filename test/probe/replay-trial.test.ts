@@ -225,7 +225,8 @@ describe('the principal-replay trial', () => {
     const noMint = await scanProbeServer({ onlyFirstCaller: 'all' });
     expect(noMint).toMatchObject({
       verdict: 'errored',
-      reason: "B's own flow on export_workspace did not work",
+      reason:
+        "B's own flow on export_workspace did not work (open_workspace minted nothing for export_workspace (tool error (isError)))",
       controls: {
         bOwnFlowAccepted: {
           held: false,
@@ -236,7 +237,7 @@ describe('the principal-replay trial', () => {
     const noFlow = await scanProbeServer({ onlyFirstCaller: 'flow' });
     expect(noFlow).toMatchObject({
       verdict: 'errored',
-      reason: "B's own flow on export_workspace did not work",
+      reason: "B's own flow on export_workspace did not work (round 1: tool error (isError))",
       controls: { bOwnFlowAccepted: { held: false, observed: 'round 1: tool error (isError)' } },
     });
     expect(Object.keys(noFlow.controls)).toEqual(['aUntouchedRetryAccepted', 'bOwnFlowAccepted']);

@@ -244,6 +244,12 @@ async function mintAgain(
       'B (and A again) can mint a handle',
       `${how(mintB.driven)} / ${how(mintA2.driven)}${otherSlots.length > 0 ? ` (and ${otherSlots.length} other slot(s) each)` : ''}`,
     );
+    // A mint that drew no decision says nothing of B's liveness: it says what stopped it.
+    const stopped = [mintB, mintA2].find((m) => m.driven.exchange.outcome.kind === 'failure');
+    if (stopped !== undefined)
+      return errored(
+        `${stopped === mintB ? 'B' : 'A'} could not mint: ${describe(stopped.driven.exchange)}`,
+      );
     return errored('B could not mint a handle of its own, so B is not a live second identity');
   }
   return { mintB: mintB as MintedHandle, mintA2: mintA2 as MintedHandle };

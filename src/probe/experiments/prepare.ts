@@ -48,6 +48,14 @@ export type Preparation =
   | { readonly ok: true; readonly prepared: Prepared }
   | { readonly ok: false; readonly why: string; readonly failure?: Exchange };
 
+/**
+ * How a preparation that failed reads in a reason: why, and what the request that drew no decision
+ * drew (a deadline, an outage, a server that shed it), so the reason says what to do.
+ */
+export function preparationAs(p: Preparation & { readonly ok: false }): string {
+  return p.failure === undefined ? p.why : `${p.why}: ${describe(p.failure)}`;
+}
+
 /** Mint what `flow` takes as `identity` and build its request around a fresh canary. */
 export async function prepareCall(
   ctx: ProbeContext,

@@ -28,6 +28,7 @@ import { plantControl } from './mutate.js';
 import {
   establishFlow,
   prepareCall,
+  preparationAs,
   sharedReplayByB,
   type FoundFlow,
   type Prepared,
@@ -239,10 +240,10 @@ async function ownFlows(
     ? await establish(ctx, prepB.prepared.call, 'B', `${subject} as B`)
     : undefined;
   // Stryker disable next-line StringLiteral: unreachable, \`b\` is undefined only when \`prepB\` failed.
-  const bWhy = b === undefined ? (prepB.ok ? '' : prepB.why) : establishedAs(b);
+  const bWhy = b === undefined ? (prepB.ok ? '' : preparationAs(prepB)) : establishedAs(b);
   check(trial, 'bOwnFlowAccepted', b?.ok === true, "B's own flow is accepted (B is live)", bWhy);
   if (!prepB.ok || b === undefined || !b.ok)
-    return { decision: errored(`B's own flow on ${subject} did not work`) };
+    return { decision: errored(`B's own flow on ${subject} did not work (${bWhy})`) };
 
   return { a, b, prepB: prepB.prepared };
 }

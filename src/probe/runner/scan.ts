@@ -12,7 +12,7 @@ import type { ExtraSecret, Redactor } from '../evidence/evidence.js';
 import { DEFAULT_PRINCIPAL_META_KEY, openSession } from '../target/session.js';
 import type { EngineSession, SessionOptions } from '../target/session.js';
 import { AbortCause } from '../target/jsonrpc.js';
-import { createPace, shedSummary } from '../target/pace.js';
+import { createServerPaces, shedSummary } from '../target/pace.js';
 import { runPhases, type ScanClock, type ScanRun } from './scan-phases.js';
 import { buildReport, exchangesIn, redactPlan } from './scan-report.js';
 import { buildCallPlan, unlistedAllowed } from '../plan/call-plan.js';
@@ -247,16 +247,22 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
   const display = displayTarget(config.target, redactor);
   const progress = config.onProgress ?? (() => undefined);
   progress({ phase: 'open', target: display });
-  // One pace per server: the target's, and the peer's (a server of its own, shedding on its own).
-  const paces = [createPace(clock.remaining), createPace(clock.remaining)] as const;
+  // Paces per server, one per identity (target/pace.ts): the target's, and the peer's (a server of
+  // its own, shedding on its own).
+  const paces = [createServerPaces(clock.remaining), createServerPaces(clock.remaining)] as const;
   const options = {
     ...sessionOptionsOf(config, identities, redactor, timeoutMs, clock.signal),
-    pace: paces[0],
+    paces: paces[0],
   };
   const opened = await openSession(config.target, options);
   const { session } = opened;
   let opening = exchangesIn(opened.evidence);
-  const peer = peerOpener(settings, { ...options, pace: paces[1] }, session, (n) => (opening += n));
+  const peer = peerOpener(
+    settings,
+    { ...options, paces: paces[1] },
+    session,
+    (n) => (opening += n),
+  );
   progress({ phase: 'opened', era: session.protocol.era, tools: session.protocol.tools.length });
   let phases: Awaited<ReturnType<typeof runPhases>>;
   try {
@@ -281,7 +287,7 @@ export async function runScan(config: ScanConfig): Promise<RunReport> {
     await session.close();
     await peer.close();
   }
-  const shed = shedSummary(paces);
+  const shed = shedSummary(paces.flatMap((p) => [p.A, p.B]));
   return buildReport({
     kind: config.target.kind,
     word: {

@@ -1,21 +1,37 @@
 /**
  * The pace of one server: how many requests may be in flight to it, how far apart they start, and
- * until when it asked everyone to wait. Every request of a session passes the pace's gate just
- * before it goes on the wire, so when the server sheds load the probes' lanes slow down together,
- * whatever lane they run in.
+ * until when it asked an identity to wait. Every request of a session passes its identity's pace
+ * just before it goes on the wire, so when the server sheds load the probes' lanes slow down
+ * together, whatever lane they run in.
  *
  * - At first there is no limit: the lanes run as wide as the plan says.
  * - A shed halves the width (down to one in flight), doubles the spacing between request starts
  *   (from 25 ms, at most 400 ms), and, when the server said how long (`Retry-After`), holds every new
- *   request until then. Sheds of requests that started before the last slow-down do not slow it
- *   again: they were sent at the old pace.
+ *   request of the identity it shed until then. Sheds of requests that started before the last
+ *   slow-down do not slow it again: they were sent at the old pace.
  * - A run of four answers that are not shed undoes one step: the width doubles back (unlimited again
  *   past 16), the spacing halves (none under 10 ms).
+ *
+ * A server has one pace per identity ({@link createServerPaces}), and they share part of their
+ * state. Real servers may limit per credential or for everyone, and the scanner cannot tell which
+ * from one shed, so each part sits where it is right for both:
+ *
+ * - the width and the spacing are the server's, shared: its capacity is one, whoever sends, and two
+ *   identities that each kept their own would overrun a server that limits everyone (two requests
+ *   in flight where it takes one). So B shed narrows A's lanes too: A is slowed, never stopped, and
+ *   its answers widen them again;
+ * - the `Retry-After` hold is the identity's: a limit keyed on B's credential says nothing of A's
+ *   (a server that limits everyone sheds A's next request too, and A then holds on its own);
+ * - the memory that the server sheds everything (a request gave up and nothing was answered since,
+ *   so the next shed request gives up at once instead of waiting its retries out) is both: an
+ *   identity's own give-up holds until one of its own requests is answered, and any give-up until
+ *   any answer. So A's answers do not make each of B's requests wait its retries out again.
  *
  * The pace also counts what shedding cost, for the report: requests shed by kind, requests sent
  * again, requests that never got through, and the time spent waiting.
  */
 import type { ShedSummary } from '../model/report.js';
+import type { IdentityName } from '../model/target.js';
 import type { Shed, ShedKind } from './shed.js';
 
 /** How hard a request pushes against a server that sheds. */
@@ -77,8 +93,9 @@ export interface Pace {
   /** Counts a request sent again, or one that never got through. */
   count(what: 'retried' | 'gaveUp'): void;
   /**
-   * True once a request gave up and nothing has been answered since: the server sheds everything,
-   * and the next shed request gives up at once instead of waiting its own retries out.
+   * True once a request of this identity gave up and none of its own has been answered since, or
+   * one of any identity gave up and nothing at all has been answered since: the server sheds all
+   * it sends, and the next shed request gives up at once instead of waiting its own retries out.
    */
   relentless(): boolean;
   stats(): PaceStats;
@@ -108,38 +125,32 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
 /** One pace's mutable state; the functions below read and change it. */
 interface PaceState {
   readonly limits: PaceLimits;
-  width: number;
-  spacing: number;
+  /** Until when this identity's requests wait, as the server asked (`Retry-After`). */
   holdUntil: number;
-  lastStart: number;
-  slowedAt: number;
-  inFlight: number;
-  calmRun: number;
-  narrowest: number | undefined;
   readonly byKind: Record<ShedKind, number>;
   retried: number;
   gaveUp: number;
   waitedMs: number;
   /** A give-up with no answer since: set by `count('gaveUp')`, cleared by `calm`. */
   sinceGaveUp: boolean;
-  /** Admissions waiting for a slot; woken when one frees or the pace eases. */
-  readonly waiting: Set<() => void>;
+  /** What the server's paces share: its width and spacing, and what a give-up says of it. */
+  readonly server: ServerState;
 }
 
 function wake(state: PaceState): void {
-  for (const w of [...state.waiting]) w();
+  for (const w of [...state.server.waiting]) w();
 }
 
 /** Waits until woken, `ms` passes (when finite) or `signal` aborts. */
 function nap(state: PaceState, ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
-      state.waiting.delete(done);
+      state.server.waiting.delete(done);
       clearTimeout(timer);
       signal.removeEventListener('abort', done);
       resolve();
     };
-    state.waiting.add(done);
+    state.server.waiting.add(done);
     const timer = Number.isFinite(ms) ? setTimeout(done, Math.max(0, ms)) : undefined;
     signal.addEventListener('abort', done, { once: true });
   });
@@ -147,55 +158,57 @@ function nap(state: PaceState, ms: number, signal: AbortSignal): Promise<void> {
 
 /** Takes a slot started `now`: the ticket frees it once, however often it is released. */
 function takeSlot(state: PaceState, now: number): Ticket {
-  state.inFlight++;
-  state.lastStart = now;
+  state.server.inFlight++;
+  state.server.lastStart = now;
   let released = false;
   return {
     startedAt: now,
     release: () => {
       if (released) return;
       released = true;
-      state.inFlight--;
+      state.server.inFlight--;
       wake(state);
     },
   };
 }
 
 async function admit(state: PaceState, signal: AbortSignal): Promise<Ticket | undefined> {
+  const srv = state.server;
   // Bounded: every turn either admits, or sleeps until a slot frees, a time passes or an abort.
   while (!signal.aborted) {
     const now = performance.now();
-    const at = Math.max(state.holdUntil, state.lastStart + state.spacing);
-    if (state.inFlight < state.width && now >= at) return takeSlot(state, now);
-    await nap(state, state.inFlight < state.width ? at - now : Infinity, signal);
+    const at = Math.max(state.holdUntil, srv.lastStart + srv.spacing);
+    if (srv.inFlight < srv.width && now >= at) return takeSlot(state, now);
+    await nap(state, srv.inFlight < srv.width ? at - now : Infinity, signal);
   }
   return undefined;
 }
 
 function shed(state: PaceState, s: Shed, ticket: Ticket): void {
+  const srv = state.server;
   state.byKind[s.kind]++;
-  state.calmRun = 0;
+  srv.calmRun = 0;
   const now = performance.now();
+  // The hold is this identity's: a limit keyed on the credential says nothing of the other's.
   if (s.retryAfterMs !== undefined && s.retryAfterMs <= state.limits.maxWaitMs)
     state.holdUntil = Math.max(state.holdUntil, now + s.retryAfterMs);
   // Sent before the last slow-down: sent at the old pace, already answered for.
-  if (ticket.startedAt < state.slowedAt) return;
-  state.slowedAt = now;
-  state.width = Math.max(1, Math.floor(Math.min(state.width, state.inFlight) / 2));
-  state.spacing = Math.min(
-    MAX_SPACING_MS,
-    state.spacing === 0 ? FIRST_SPACING_MS : state.spacing * 2,
-  );
-  state.narrowest = Math.min(state.narrowest ?? Infinity, state.width);
+  if (ticket.startedAt < srv.slowedAt) return;
+  srv.slowedAt = now;
+  srv.width = Math.max(1, Math.floor(Math.min(srv.width, srv.inFlight) / 2));
+  srv.spacing = Math.min(MAX_SPACING_MS, srv.spacing === 0 ? FIRST_SPACING_MS : srv.spacing * 2);
+  srv.narrowest = Math.min(srv.narrowest ?? Infinity, srv.width);
 }
 
 function calm(state: PaceState): void {
+  const srv = state.server;
   state.sinceGaveUp = false;
-  if (state.width === Infinity && state.spacing === 0) return;
-  if (++state.calmRun < CALM_RUN) return;
-  state.calmRun = 0;
-  state.width = state.width * 2 > UNLIMITED_ABOVE ? Infinity : state.width * 2;
-  state.spacing = state.spacing / 2 < 10 ? 0 : state.spacing / 2;
+  srv.sinceGaveUp = false;
+  if (srv.width === Infinity && srv.spacing === 0) return;
+  if (++srv.calmRun < CALM_RUN) return;
+  srv.calmRun = 0;
+  srv.width = srv.width * 2 > UNLIMITED_ABOVE ? Infinity : srv.width * 2;
+  srv.spacing = srv.spacing / 2 < 10 ? 0 : srv.spacing / 2;
   wake(state);
 }
 
@@ -217,11 +230,13 @@ function count(state: PaceState, what: 'retried' | 'gaveUp'): void {
   else {
     state.gaveUp++;
     state.sinceGaveUp = true;
+    state.server.sinceGaveUp = true;
   }
 }
 
 function stats(state: PaceState): PaceStats {
-  const { byKind, narrowest } = state;
+  const { byKind } = state;
+  const { narrowest } = state.server;
   return {
     total: byKind['429'] + byKind['503'] + byKind['in-band'],
     byKind: { ...byKind },
@@ -232,27 +247,55 @@ function stats(state: PaceState): PaceStats {
   };
 }
 
-/** A fresh pace, unlimited until the server sheds. `remaining` reads the scan's deadline. */
-export function createPace(
-  remaining: () => number = () => Infinity,
-  limits: PaceLimits = PACE_LIMITS,
-): Pace {
-  const state: PaceState = {
-    limits,
+/**
+ * What the paces of one server share: how many requests may be in flight to it and how far apart
+ * they start (its capacity, whoever sends), and a give-up with no answer since, to any identity.
+ */
+interface ServerState {
+  width: number;
+  spacing: number;
+  lastStart: number;
+  slowedAt: number;
+  inFlight: number;
+  calmRun: number;
+  narrowest: number | undefined;
+  /** Admissions waiting for a slot; woken when one frees or the pace eases. */
+  readonly waiting: Set<() => void>;
+  sinceGaveUp: boolean;
+}
+
+function serverState(): ServerState {
+  return {
     width: Infinity,
     spacing: 0,
-    holdUntil: 0,
     lastStart: -Infinity,
     slowedAt: -Infinity,
     inFlight: 0,
     calmRun: 0,
     narrowest: undefined,
+    waiting: new Set(),
+    sinceGaveUp: false,
+  };
+}
+
+/**
+ * A fresh pace, unlimited until the server sheds. `remaining` reads the scan's deadline; `server`
+ * is what it shares with the server's other paces (none: a server of its own).
+ */
+export function createPace(
+  remaining: () => number = () => Infinity,
+  limits: PaceLimits = PACE_LIMITS,
+  server: ServerState = serverState(),
+): Pace {
+  const state: PaceState = {
+    limits,
+    holdUntil: 0,
     byKind: { '429': 0, '503': 0, 'in-band': 0 },
     retried: 0,
     gaveUp: 0,
     waitedMs: 0,
     sinceGaveUp: false,
-    waiting: new Set(),
+    server,
   };
   return {
     limits,
@@ -263,9 +306,21 @@ export function createPace(
     backoff: (attempt) => backoff(limits, attempt),
     wait: (ms, signal) => waitCounted(state, ms, signal),
     count: (what) => count(state, what),
-    relentless: () => state.sinceGaveUp,
+    relentless: () => state.sinceGaveUp || state.server.sinceGaveUp,
     stats: () => stats(state),
   };
+}
+
+/** One server's paces, one per identity: the server's width and spacing shared, the holds apart. */
+export type ServerPaces = Readonly<Record<IdentityName, Pace>>;
+
+/** A server's fresh paces (see the header): A's and B's, sharing what a give-up says of the server. */
+export function createServerPaces(
+  remaining: () => number = () => Infinity,
+  limits: PaceLimits = PACE_LIMITS,
+): ServerPaces {
+  const server = serverState();
+  return { A: createPace(remaining, limits, server), B: createPace(remaining, limits, server) };
 }
 
 /** The paces' costs together, or undefined when no server shed anything. */

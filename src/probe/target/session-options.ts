@@ -7,7 +7,7 @@ import type { Redactor } from '../evidence/evidence.js';
 import type { Evidence } from '../model/evidence.js';
 import type { IdentityName } from '../model/target.js';
 import type { ScanSession } from '../model/wire.js';
-import type { Pace } from './pace.js';
+import type { ServerPaces } from './pace.js';
 
 /** The protocol version the scanner speaks first. */
 export const MODERN_VERSION = '2026-07-28';
@@ -49,10 +49,11 @@ export interface SessionOptions {
   /** HTTP: headers sent on every request (`--header`), after the scanner's own. */
   readonly headers?: readonly { readonly name: string; readonly value: string }[];
   /**
-   * The server's pace (`pace.ts`): shared by every request of the session, so a server that sheds
-   * load slows every lane; the scan reads what shedding cost from it. Default: a pace of its own.
+   * The server's paces (`pace.ts`), one per identity: every request of the session passes its
+   * identity's, so a server that sheds load slows every lane, and a `Retry-After` holds only the
+   * identity it was sent to; the scan reads what shedding cost from them. Default: paces of their own.
    */
-  readonly pace?: Pace;
+  readonly paces?: ServerPaces;
 }
 
 /** A session as the engine uses it: a {@link ScanSession} plus the child's stderr. */

@@ -155,7 +155,7 @@ function sendPaced(
 ): Promise<Exchange> {
   const outer = [wire.options.signal, opts.signal].filter((s): s is AbortSignal => s !== undefined);
   return retryShed(
-    wire.pace,
+    wire.paces[opts.identity],
     (attempt) => requestOnce(wire, method, params, retryLabel(opts, attempt), limit),
     {
       signal: AbortSignal.any(outer),
@@ -182,7 +182,8 @@ async function requestOnce(
     : undefined;
   const outer = [wire.options.signal, opts.signal].filter((s): s is AbortSignal => s !== undefined);
   // The pace's gate comes first: time spent waiting for a slot is not the server's slowness.
-  const ticket = await wire.pace.admit(AbortSignal.any(outer));
+  const pace = wire.paces[opts.identity];
+  const ticket = await pace.admit(AbortSignal.any(outer));
   if (ticket === undefined) return { exchange: notSent(wire, AbortSignal.any(outer)) };
   const timeoutMs = opts.timeoutMs ?? wire.options.timeoutMs;
   const timer = new AbortController();
@@ -211,8 +212,8 @@ async function requestOnce(
       ...(reply.status === undefined ? {} : { status: reply.status }),
       ...(reply.responseHeaders ? { headers: reply.responseHeaders } : {}),
     });
-    if (shed) wire.pace.shed(shed, ticket);
-    else wire.pace.calm();
+    if (shed) pace.shed(shed, ticket);
+    else pace.calm();
     const exchange = afterHandshake(exchangeOf(wire, method, opts.identity, reply), handshake);
     return { exchange, ...(shed ? { shed } : {}) };
   } finally {

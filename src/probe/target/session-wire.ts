@@ -8,7 +8,7 @@ import type { IdentityName, Target } from '../model/target.js';
 import type { ProtocolInfo, RequestOptions } from '../model/wire.js';
 import type { Channel } from './jsonrpc.js';
 import { MODERN_CAPABILITIES } from './capabilities.js';
-import { createPace, type Pace } from './pace.js';
+import { createServerPaces, type ServerPaces } from './pace.js';
 import { processPerIdentity, sessionChannel } from './session-channel.js';
 import { META, MODERN_VERSION, type SessionOptions } from './session-options.js';
 import { isRecord } from '../model/json.js';
@@ -18,8 +18,11 @@ export interface Wire {
   readonly target: Target;
   readonly options: SessionOptions;
   readonly channel: Channel;
-  /** The server's pace: every request passes its gate, and a shed request waits on it. */
-  readonly pace: Pace;
+  /**
+   * The server's paces, one per identity: every request passes its identity's gate, and a shed
+   * request waits on it.
+   */
+  readonly paces: ServerPaces;
   /** Each identity is a process of its own (stdio with an environment carrier). */
   readonly perIdentity: boolean;
   /** Every legacy session id handed out, by the name evidence shows instead (`<session-A>`). */
@@ -58,7 +61,7 @@ export function createWire(target: Target, options: SessionOptions): Wire {
     target,
     options,
     channel: sessionChannel(target, options, sessionNames),
-    pace: options.pace ?? createPace(),
+    paces: options.paces ?? createServerPaces(),
     perIdentity: processPerIdentity(target, options),
     sessionNames,
     sessionHeaders: {},

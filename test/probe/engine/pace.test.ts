@@ -3,7 +3,7 @@
  * `Retry-After` holds every new request, and answers that are not shed undo it step by step.
  */
 import { describe, expect, it } from 'vitest';
-import { createPace, type Ticket } from '../../../src/probe/target/pace.js';
+import { createPace, createServerPaces, type Ticket } from '../../../src/probe/target/pace.js';
 
 const never = new AbortController().signal;
 
@@ -74,5 +74,35 @@ describe('the pace', () => {
     expect(pace.relentless()).toBe(true);
     pace.calm();
     expect(pace.relentless()).toBe(false);
+  });
+
+  it("holds only the identity the server asked to wait, and narrows the server's width for both", async () => {
+    const { A, B } = createServerPaces();
+    const held = (await B.admit(never))!;
+    B.shed({ kind: '429', retryAfterMs: 10_000 }, held);
+    held.release();
+    expect(await settlesWithin(B.admit(never), 100)).toBe(false);
+    // A is not held by B's Retry-After, but the server's width is one for both now.
+    const first = (await A.admit(never))!;
+    const second = A.admit(never);
+    expect(await settlesWithin(second, 100)).toBe(false);
+    first.release();
+    expect(await settlesWithin(second, 500)).toBe(true);
+    expect(A.stats()).toMatchObject({ total: 0 });
+    expect(B.stats()).toMatchObject({ total: 1, narrowest: 1 });
+  });
+
+  it("remembers a give-up per identity, and for the server until anyone's answer", () => {
+    const { A, B } = createServerPaces();
+    B.count('gaveUp');
+    // Nothing answered since: the server may shed everything, A's next shed request included.
+    expect(A.relentless()).toBe(true);
+    expect(B.relentless()).toBe(true);
+    A.calm();
+    // A is served: the server sheds B alone, and B still gives up at once.
+    expect(A.relentless()).toBe(false);
+    expect(B.relentless()).toBe(true);
+    B.calm();
+    expect(B.relentless()).toBe(false);
   });
 });

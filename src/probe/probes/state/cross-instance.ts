@@ -17,7 +17,12 @@ import {
 } from '../../driver/rounds.js';
 import { consumerCall, mint, type HandleRecipe } from '../../surface/recipes.js';
 import { makeCanary } from '../../evidence/markers.js';
-import { discoverFlows, prepareCall, type FoundFlow } from '../../experiments/prepare.js';
+import {
+  discoverFlows,
+  prepareCall,
+  preparationAs,
+  type FoundFlow,
+} from '../../experiments/prepare.js';
 
 const RATIONALE = `
 Behind a load balancer, a retry can land on any instance: round 1 of a flow on one, round 2 on
@@ -99,7 +104,7 @@ async function flowHop(ctx: ProbeContext, peer: ProbeContext, flow: FoundFlow): 
   ctx.control('flowWorksOnPeer', {
     held: there?.ok === true,
     expected: 'the flow completes on the peer alone',
-    observed: there === undefined ? (prep.ok ? '' : prep.why) : establishedAs(there),
+    observed: there === undefined ? (prep.ok ? '' : preparationAs(prep)) : establishedAs(there),
   });
   if (!here.ok || there?.ok !== true) return { what, error: `${subject} does not work on both` };
   const first = await ask(ctx, call, 'A', `${subject}: round 1 on the target`);

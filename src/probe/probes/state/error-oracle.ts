@@ -75,7 +75,7 @@ function wireOf(e: Exchange, reading: string): string {
   const at = status === undefined ? '' : `HTTP ${status}, `;
   const o = e.outcome;
   let said: string;
-  if (o.kind === 'failure') said = `no decision (${o.failure})`;
+  if (o.kind === 'failure') said = `no decision (${o.failure}: ${o.detail.slice(0, 160)})`;
   else if (o.kind === 'error')
     said = `JSON-RPC error ${o.code} "${o.message}"${o.data === undefined ? '' : ` data ${JSON.stringify(o.data)}`}`;
   else if (reading === 'refused' && o.result['isError'] === true)
@@ -165,8 +165,7 @@ async function oracle(ctx: ProbeContext, flow: FoundFlow, second?: FoundFlow): P
   if (tries.some((t) => t === undefined)) return done(errored('the budget ran out'));
   const answers = tries as Answer[];
   const failed = answers.find((a) => a.failed);
-  if (failed !== undefined)
-    return done(errored(`${failed.what} drew no decision (${failed.shown})`));
+  if (failed !== undefined) return done(errored(`${failed.what}: ${failed.shown}`));
   const [random1, random2, ...kinds] = answers as [Answer, Answer, ...Answer[]];
   check(
     trial,

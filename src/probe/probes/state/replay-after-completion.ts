@@ -22,6 +22,7 @@ import { planMutations, randomSameShape } from '../../experiments/mutate.js';
 import { makeCanary } from '../../evidence/markers.js';
 import {
   establishFlow,
+  preparationAs,
   prepareCall,
   sharedFlow,
   type Prepared,
@@ -163,7 +164,7 @@ async function completedOnce(
       prepared: found.prepared,
     };
   const prep = await prepareCall(ctx, flow, 'A', 'completion');
-  if (!prep.ok) return { why: prep.why };
+  if (!prep.ok) return { why: preparationAs(prep) };
   const { call, subject } = prep.prepared;
   return { once: await establish(ctx, call, 'A', subject), prepared: prep.prepared };
 }
