@@ -10,6 +10,7 @@ export default tseslint.config(
       'coverage/**',
       'reports/**',
       '.stryker-tmp/**',
+      '.scratch/**',
       '.stateguard-tmp/**',
     ],
   },
