@@ -112,13 +112,29 @@ export async function readModernTools(
 }
 
 /**
- * The prompts, resources and resource templates a modern server lists (first page each). A
- * refusal (-32601: the server has none) is no problem: the list stays empty.
+ * The lists a server's capabilities leave unasked: none when they are unknown (no
+ * `server/discover` answer), else those of a capability they do not name (`prompts`, `resources`).
+ * A server declares what it serves; asking what it did not declare would only draw a refusal.
+ */
+export function undeclaredLists(
+  capabilities: ProtocolInfo['capabilities'],
+): ReadonlySet<'prompts' | 'resources'> {
+  if (capabilities === undefined) return new Set();
+  return new Set((['prompts', 'resources'] as const).filter((c) => !isRecord(capabilities[c])));
+}
+
+/**
+ * The prompts, resources and resource templates a modern server lists (first page each), each
+ * only when the server's capabilities declare it or are unknown (`undeclaredLists`). A refusal
+ * (-32601: the server has none) is no problem: the list stays empty.
  */
 export async function readLists(
   step: (method: string, label: string) => Promise<Outcome>,
+  capabilities?: ProtocolInfo['capabilities'],
 ): Promise<OtherLists> {
+  const unasked = undeclaredLists(capabilities);
   const list = async (method: string, key: string): Promise<unknown[]> => {
+    if (unasked.has(method.startsWith('prompts') ? 'prompts' : 'resources')) return [];
     const o = await step(method, method);
     const items = o.kind === 'result' ? o.result[key] : undefined;
     return Array.isArray(items) ? items.slice(0, MAX_LISTED) : [];

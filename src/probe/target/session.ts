@@ -15,6 +15,7 @@ import { learnEra } from './session-era.js';
 import { legacySessions } from './legacy-sessions.js';
 import {
   readLists,
+  undeclaredLists,
   readModernTools,
   readTools,
   type OpeningStep,
@@ -27,6 +28,7 @@ import {
   type SessionOptions,
 } from './session-options.js';
 import { request } from './session-request.js';
+import { noteEvidence } from '../evidence/evidence.js';
 import { createWire, type Wire } from './session-wire.js';
 
 // The vocabulary of a session lives in session-options.ts, which its parts import; importers keep
@@ -96,7 +98,15 @@ export async function openSession(target: Target, options: SessionOptions): Prom
   } else if (era === 'modern') {
     const paged = await readModernTools(step, learnt.modernList, tools, deviations);
     serverInfo ??= paged;
-    lists = await readLists(step);
+    lists = await readLists(step, learnt.capabilities);
+    const unasked = [...undeclaredLists(learnt.capabilities)];
+    if (unasked.length > 0)
+      evidence.push(
+        noteEvidence(
+          wire.options.redactor,
+          `not asked: the lists of ${unasked.join(' and ')}, which the server's capabilities do not declare`,
+        ),
+      );
   }
   // A refused identity is the user's to fix, not a server that speaks no MCP: say so, and how.
   const problem =
