@@ -11,6 +11,9 @@
  *   slow-down do not slow it again: they were sent at the old pace.
  * - A run of four answers that are not shed undoes one step: the width doubles back (unlimited again
  *   past 16), the spacing halves (none under 10 ms).
+ * - A shed request keeps its place in its identity's line while it waits to be sent again
+ *   ({@link Turn}): no later request of the identity goes first, so the window the server frees
+ *   is its own.
  *
  * A server has one pace per identity ({@link createServerPaces}), and they share part of their
  * state. Real servers may limit per credential or for everyone, and the scanner cannot tell which
@@ -22,6 +25,10 @@
  *   its answers widen them again;
  * - the `Retry-After` hold is the identity's: a limit keyed on B's credential says nothing of A's
  *   (a server that limits everyone sheds A's next request too, and A then holds on its own);
+ * - each identity also has a width of its own, narrowed by its own sheds as the server's is and
+ *   widened again only by its own answers: A's answers widen the server's lanes, and without it B's
+ *   requests would crowd back in, shed again and again while they race for each freed window, until
+ *   one gave up; with it B's requests wait their turn in the pace, not on the wire;
  * - the memory that the server sheds everything (a request gave up and nothing was answered since,
  *   so the next shed request gives up at once instead of waiting its retries out) is both: an
  *   identity's own give-up holds until one of its own requests is answered, and any give-up until
@@ -39,8 +46,9 @@ export interface PaceLimits {
   /** Most times one request is sent again after being shed, when the server said how long to wait. */
   readonly maxRetries: number;
   /**
-   * Most times when it did not say: a bare 503 may be an outage as well as a busy server, and an
-   * outage is not to be hammered.
+   * Most times for a 503 that did not say how long: a bare 503 may be an outage as well as a busy
+   * server, and an outage is not to be hammered. (A 429 or an in-band rate-limit error names load
+   * whether or not it says how long, and gets `maxRetries`, waiting the backoff when it does not.)
    */
   readonly maxBlindRetries: number;
   /** Longest one wait may be (ms): a server that asks for more is not waited for. */
@@ -52,8 +60,8 @@ export interface PaceLimits {
 }
 
 /**
- * The defaults: a request is sent at most 6 more times (3 without a hint: waits of about 0.25, 0.5
- * and 1 s) and never waits over 30 s at once.
+ * The defaults: a request is sent at most 6 more times (3 after a bare 503 without a hint: waits of
+ * about 0.25, 0.5 and 1 s) and never waits over 30 s at once.
  */
 export const PACE_LIMITS: PaceLimits = {
   maxRetries: 6,
@@ -72,13 +80,27 @@ export interface Ticket {
   release(): void;
 }
 
+/**
+ * One request's place in its identity's line, from its first try to its answer or its giving up:
+ * between tries (waiting out a shed) it keeps the place, so the identity's later requests do not
+ * take the window the server freed for it.
+ */
+export interface Turn {
+  end(): void;
+}
+
 /** One server's pace. */
 export interface Pace {
   readonly limits: PaceLimits;
   /** Time left before the scan's deadline (ms); Infinity when there is none. */
   remaining(): number;
-  /** Waits for a slot (width, spacing, the server's hold); undefined when `signal` aborted first. */
-  admit(signal: AbortSignal): Promise<Ticket | undefined>;
+  /**
+   * Waits for a slot (width, spacing, the server's hold, and, for a request in `turn`, every
+   * earlier request of the identity not on the wire); undefined when `signal` aborted first.
+   */
+  admit(signal: AbortSignal, turn?: Turn): Promise<Ticket | undefined>;
+  /** A place in the identity's line for one request and its tries; end it once it is done. */
+  turn(): Turn;
   /**
    * A shed answer to a request sent on `ticket` (before its release): slow down, and hold if the
    * server said how long.
@@ -133,6 +155,11 @@ interface PaceState {
   waitedMs: number;
   /** A give-up with no answer since: set by `count('gaveUp')`, cleared by `calm`. */
   sinceGaveUp: boolean;
+  /** This identity's own width and what narrows and widens it (see the header). */
+  readonly own: Lanes;
+  /** The identity's requests in line (see {@link Turn}), and how many ever joined. */
+  readonly line: Set<Place>;
+  joined: number;
   /** What the server's paces share: its width and spacing, and what a give-up says of it. */
   readonly server: ServerState;
 }
@@ -157,9 +184,11 @@ function nap(state: PaceState, ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** Takes a slot started `now`: the ticket frees it once, however often it is released. */
-function takeSlot(state: PaceState, now: number): Ticket {
+function takeSlot(state: PaceState, now: number, place: Place | undefined): Ticket {
   state.server.inFlight++;
+  state.own.inFlight++;
   state.server.lastStart = now;
+  if (place !== undefined) [place.onWire, place.tried] = [true, true];
   let released = false;
   return {
     startedAt: now,
@@ -167,19 +196,61 @@ function takeSlot(state: PaceState, now: number): Ticket {
       if (released) return;
       released = true;
       state.server.inFlight--;
+      state.own.inFlight--;
+      if (place !== undefined) place.onWire = false;
       wake(state);
     },
   };
 }
 
-async function admit(state: PaceState, signal: AbortSignal): Promise<Ticket | undefined> {
+/**
+ * A {@link Turn} as the pace keeps it: when it joined the line, whether a try of it went out, and
+ * whether one is on the wire now.
+ */
+interface Place extends Turn {
+  readonly since: number;
+  tried: boolean;
+  onWire: boolean;
+}
+
+/**
+ * Whether an earlier request of the identity waits off the wire to be sent again. One not yet sent
+ * holds nobody back: it may be waiting on a request sent on its behalf (a legacy handshake).
+ */
+const waitsBehind = (state: PaceState, place: Place | undefined): boolean =>
+  place !== undefined &&
+  [...state.line].some((p) => p !== place && p.tried && !p.onWire && p.since < place.since);
+
+function joinLine(state: PaceState): Place {
+  const place: Place = {
+    since: state.joined++,
+    tried: false,
+    onWire: false,
+    end: () => {
+      if (state.line.delete(place)) wake(state);
+    },
+  };
+  state.line.add(place);
+  return place;
+}
+
+/** Whether `lanes` has room for one more request in flight. */
+const room = (lanes: Lanes): boolean => lanes.inFlight < lanes.width;
+
+async function admit(
+  state: PaceState,
+  signal: AbortSignal,
+  turn: Turn | undefined,
+): Promise<Ticket | undefined> {
   const srv = state.server;
+  const place = turn as Place | undefined;
   // Bounded: every turn either admits, or sleeps until a slot frees, a time passes or an abort.
   while (!signal.aborted) {
     const now = performance.now();
     const at = Math.max(state.holdUntil, srv.lastStart + srv.spacing);
-    if (srv.inFlight < srv.width && now >= at) return takeSlot(state, now);
-    await nap(state, srv.inFlight < srv.width ? at - now : Infinity, signal);
+    const free = room(srv) && room(state.own) && !waitsBehind(state, place);
+    if (free && now >= at) return takeSlot(state, now, place);
+    await nap(state, free ? at - now : Infinity, signal);
   }
   return undefined;
 }
@@ -192,20 +263,42 @@ function shed(state: PaceState, s: Shed, ticket: Ticket): void {
   // The hold is this identity's: a limit keyed on the credential says nothing of the other's.
   if (s.retryAfterMs !== undefined && s.retryAfterMs <= state.limits.maxWaitMs)
     state.holdUntil = Math.max(state.holdUntil, now + s.retryAfterMs);
-  // Sent before the last slow-down: sent at the old pace, already answered for.
+  // A request sent before the last slow-down was sent at the old pace, already answered for.
+  state.own.calmRun = 0;
+  if (ticket.startedAt >= state.own.slowedAt) narrow(state.own, now);
   if (ticket.startedAt < srv.slowedAt) return;
-  srv.slowedAt = now;
-  srv.width = Math.max(1, Math.floor(Math.min(srv.width, srv.inFlight) / 2));
+  narrow(srv, now);
   srv.spacing = Math.min(MAX_SPACING_MS, srv.spacing === 0 ? FIRST_SPACING_MS : srv.spacing * 2);
-  srv.narrowest = Math.min(srv.narrowest ?? Infinity, srv.width);
+  srv.narrowest = Math.min(srv.narrowest ?? Infinity, srv.width, state.own.width);
+}
+
+/** Halves the width of `lanes` (down to one in flight) at `now`. */
+function narrow(lanes: Lanes, now: number): void {
+  lanes.slowedAt = now;
+  lanes.width = Math.max(1, Math.floor(Math.min(lanes.width, lanes.inFlight) / 2));
+}
+
+/** One step of widening back after a calm run of `lanes`' answers; true when it widened. */
+function widen(lanes: Lanes): boolean {
+  if (lanes.width === Infinity || ++lanes.calmRun < CALM_RUN) return false;
+  lanes.calmRun = 0;
+  lanes.width = lanes.width * 2 > UNLIMITED_ABOVE ? Infinity : lanes.width * 2;
+  return true;
 }
 
 function calm(state: PaceState): void {
   const srv = state.server;
   state.sinceGaveUp = false;
   srv.sinceGaveUp = false;
-  if (srv.width === Infinity && srv.spacing === 0) return;
-  if (++srv.calmRun < CALM_RUN) return;
+  const ownWider = widen(state.own);
+  if (srv.width === Infinity && srv.spacing === 0) {
+    if (ownWider) wake(state);
+    return;
+  }
+  if (++srv.calmRun < CALM_RUN) {
+    if (ownWider) wake(state);
+    return;
+  }
   srv.calmRun = 0;
   srv.width = srv.width * 2 > UNLIMITED_ABOVE ? Infinity : srv.width * 2;
   srv.spacing = srv.spacing / 2 < 10 ? 0 : srv.spacing / 2;
@@ -247,17 +340,30 @@ function stats(state: PaceState): PaceStats {
   };
 }
 
+/** Requests in flight, and how many may be: a server's, or one identity's own. */
+interface Lanes {
+  width: number;
+  inFlight: number;
+  /** When a shed last narrowed them: sheds of requests started before then do not again. */
+  slowedAt: number;
+  /** Answers in a row not shed, toward one step back. */
+  calmRun: number;
+}
+
+const openLanes = (): Lanes => ({
+  width: Infinity,
+  inFlight: 0,
+  slowedAt: -Infinity,
+  calmRun: 0,
+});
+
 /**
  * What the paces of one server share: how many requests may be in flight to it and how far apart
  * they start (its capacity, whoever sends), and a give-up with no answer since, to any identity.
  */
-interface ServerState {
-  width: number;
+interface ServerState extends Lanes {
   spacing: number;
   lastStart: number;
-  slowedAt: number;
-  inFlight: number;
-  calmRun: number;
   narrowest: number | undefined;
   /** Admissions waiting for a slot; woken when one frees or the pace eases. */
   readonly waiting: Set<() => void>;
@@ -266,12 +372,9 @@ interface ServerState {
 
 function serverState(): ServerState {
   return {
-    width: Infinity,
+    ...openLanes(),
     spacing: 0,
     lastStart: -Infinity,
-    slowedAt: -Infinity,
-    inFlight: 0,
-    calmRun: 0,
     narrowest: undefined,
     waiting: new Set(),
     sinceGaveUp: false,
@@ -295,12 +398,16 @@ export function createPace(
     gaveUp: 0,
     waitedMs: 0,
     sinceGaveUp: false,
+    own: openLanes(),
+    line: new Set(),
+    joined: 0,
     server,
   };
   return {
     limits,
     remaining,
-    admit: (signal) => admit(state, signal),
+    admit: (signal, turn) => admit(state, signal, turn),
+    turn: () => joinLine(state),
     shed: (s, ticket) => shed(state, s, ticket),
     calm: () => calm(state),
     backoff: (attempt) => backoff(limits, attempt),

@@ -16,6 +16,7 @@ import { initializeAs } from './legacy-handshake.js';
 import { LEGACY_VERSION, META, MODERN_VERSION } from './session-options.js';
 import { noteEvidence } from '../evidence/evidence.js';
 import { retryShed } from './shed-retry.js';
+import type { Turn } from './pace.js';
 import { shedOf, type Shed } from './shed.js';
 import {
   alreadyDeclared,
@@ -156,7 +157,7 @@ function sendPaced(
   const outer = [wire.options.signal, opts.signal].filter((s): s is AbortSignal => s !== undefined);
   return retryShed(
     wire.paces[opts.identity],
-    (attempt) => requestOnce(wire, method, params, retryLabel(opts, attempt), limit),
+    (attempt, turn) => requestOnce(wire, method, params, retryLabel(opts, attempt), limit, turn),
     {
       signal: AbortSignal.any(outer),
       redactor: wire.options.redactor,
@@ -176,6 +177,7 @@ async function requestOnce(
   params: Record<string, unknown>,
   opts: RequestOptions,
   limit = 'the per-call limit, set by --timeout',
+  turn?: Turn,
 ): Promise<{ exchange: Exchange; shed?: Shed }> {
   const handshake = needsHandshake(wire, method, opts)
     ? await implicitHandshake(wire, opts.identity)
@@ -183,7 +185,7 @@ async function requestOnce(
   const outer = [wire.options.signal, opts.signal].filter((s): s is AbortSignal => s !== undefined);
   // The pace's gate comes first: time spent waiting for a slot is not the server's slowness.
   const pace = wire.paces[opts.identity];
-  const ticket = await pace.admit(AbortSignal.any(outer));
+  const ticket = await pace.admit(AbortSignal.any(outer), turn);
   if (ticket === undefined) return { exchange: notSent(wire, AbortSignal.any(outer)) };
   const timeoutMs = opts.timeoutMs ?? wire.options.timeoutMs;
   const timer = new AbortController();

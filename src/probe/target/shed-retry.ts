@@ -10,7 +10,7 @@ import { noteEvidence } from '../evidence/evidence.js';
 import type { Evidence } from '../model/evidence.js';
 import type { Exchange } from '../model/wire.js';
 import { abortOutcome } from './jsonrpc.js';
-import type { Pace } from './pace.js';
+import type { Pace, Turn } from './pace.js';
 import { shedLabel, SHED_KINDS, type Shed, type ShedKind } from './shed.js';
 
 /** One try: the exchange, and the shed it was, if it was. */
@@ -42,7 +42,10 @@ function nextWait(pace: Pace, shed: Shed, retries: number): number | string {
   const asked = shed.retryAfterMs;
   if (pace.relentless())
     return 'it has shed every request since one gave up, so this one was not sent again';
-  if (retries >= (asked === undefined ? maxBlindRetries : maxRetries))
+  // Only a bare 503 may be an outage rather than load: a 429 or an in-band rate-limit error says it
+  // is load whether or not it says for how long, and gets the full count.
+  const blind = asked === undefined && shed.kind === '503';
+  if (retries >= (blind ? maxBlindRetries : maxRetries))
     return `still shed after ${retries + 1} tries`;
   if (asked !== undefined && asked > maxWaitMs)
     return `it asked to wait ${seconds(asked)}, more than the ${seconds(maxWaitMs)} one request waits at most`;
@@ -54,11 +57,24 @@ function nextWait(pace: Pace, shed: Shed, retries: number): number | string {
 }
 
 /**
- * Sends with `once` (given the try's number, 0 first) until a try is not shed, waiting between
- * tries as the server asks. Bounded: at most `maxRetries` more tries, each wait at most
- * `maxWaitMs` and within the deadline.
+ * Sends with `once` (given the try's number, 0 first, and the request's place in its identity's
+ * line, for the pace) until a try is not shed, waiting between tries as the server asks. Bounded:
+ * at most `maxRetries` more tries, each wait at most `maxWaitMs` and within the deadline.
  */
 export async function retryShed(
+  pace: Pace,
+  once: (attempt: number, turn: Turn) => Promise<Try>,
+  options: RetryOptions,
+): Promise<Exchange> {
+  const turn = pace.turn();
+  try {
+    return await triesInTurn(pace, (attempt) => once(attempt, turn), options);
+  } finally {
+    turn.end();
+  }
+}
+
+async function triesInTurn(
   pace: Pace,
   once: (attempt: number) => Promise<Try>,
   options: RetryOptions,

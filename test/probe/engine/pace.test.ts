@@ -92,6 +92,55 @@ describe('the pace', () => {
     expect(B.stats()).toMatchObject({ total: 1, narrowest: 1 });
   });
 
+  it("keeps the shed identity narrow until its own answers widen it, whatever the other's do", async () => {
+    const { A, B } = createServerPaces();
+    const bs = (await Promise.all([1, 2, 3, 4].map(() => B.admit(never)))) as Ticket[];
+    B.shed({ kind: '429' }, bs[0]!);
+    B.shed({ kind: '429' }, bs[1]!);
+    for (const t of bs) t.release();
+    // A's calm answers widen the server's lanes back to no limit ...
+    for (let i = 0; i < 20; i++) {
+      const t = (await A.admit(never))!;
+      A.calm();
+      t.release();
+    }
+    const as = await Promise.all(Array.from({ length: 8 }, () => A.admit(never)));
+    expect(as.every((t) => t !== undefined)).toBe(true);
+    for (const t of as) t!.release();
+    // ... but B, shed four wide, may still have only two in flight: its own answers decide.
+    const b1 = (await B.admit(never))!;
+    const b2 = (await B.admit(never))!;
+    const b3 = B.admit(never);
+    expect(await settlesWithin(b3, 100)).toBe(false);
+    for (let i = 0; i < 4; i++) B.calm();
+    expect(await settlesWithin(b3, 500)).toBe(true);
+    for (const t of [b1, b2, (await b3)!]) t.release();
+  });
+
+  it('keeps a shed request its place in line while it waits to send again', async () => {
+    const { A, B } = createServerPaces();
+    const older = B.turn();
+    const first = (await B.admit(never, older))!;
+    // Shed: it waits out the server's hint off the wire, and keeps its place.
+    B.shed({ kind: 'in-band', retryAfterMs: 50 }, first);
+    first.release();
+    const newer = B.turn();
+    const late = B.admit(never, newer);
+    // After the hold, the newer request still waits for the older one to go first ...
+    expect(await settlesWithin(late, 150)).toBe(false);
+    // ... while A, another identity's line, is not held by it.
+    const a = A.turn();
+    const admittedA = A.admit(never, a);
+    expect(await settlesWithin(admittedA, 100)).toBe(true);
+    (await admittedA)!.release();
+    const again = (await B.admit(never, older))!;
+    again.release();
+    older.end();
+    expect(await settlesWithin(late, 500)).toBe(true);
+    newer.end();
+    a.end();
+  });
+
   it("remembers a give-up per identity, and for the server until anyone's answer", () => {
     const { A, B } = createServerPaces();
     B.count('gaveUp');

@@ -3,8 +3,16 @@
  * errors in several phrasings) are recognised, and real refusals, lockouts and outages are not.
  */
 import { describe, expect, it } from 'vitest';
-import { isRateLimitError, retryAfterMs, shedOf } from '../../../src/probe/target/shed.js';
-import type { Outcome } from '../../../src/probe/model/wire.js';
+import {
+  isRateLimitError,
+  retryAfterMs,
+  shedOf,
+  type Shed,
+} from '../../../src/probe/target/shed.js';
+import { retryShed } from '../../../src/probe/target/shed-retry.js';
+import { createPace, PACE_LIMITS } from '../../../src/probe/target/pace.js';
+import { createRedactor } from '../../../src/probe/evidence/evidence.js';
+import type { Exchange, Outcome } from '../../../src/probe/model/wire.js';
 
 const error = (code: number, message: string, data?: unknown): Outcome => ({
   kind: 'error',
@@ -88,5 +96,35 @@ describe('shedOf', () => {
     expect(shedOf({ outcome: error(-32000, 'Too many requests') })).toEqual({ kind: 'in-band' });
     expect(shedOf({ outcome: error(-32602, 'Invalid requestState'), status: 200 })).toBeUndefined();
     expect(shedOf({ outcome: result, status: 200 })).toBeUndefined();
+  });
+});
+
+describe('a shed request sent again', () => {
+  const limits = { ...PACE_LIMITS, backoffMs: 2, maxBackoffMs: 4 };
+  const exchange: Exchange = {
+    outcome: { kind: 'error', code: -32000, message: 'Too many requests, please slow down' },
+    evidence: { kind: 'note', text: 'shed' },
+  };
+  /** Tries until the request gives up, every one of them shed as `shed`: how many were sent. */
+  async function triesUntilGivenUp(shed: Shed): Promise<number> {
+    let tries = 0;
+    const last = await retryShed(
+      createPace(() => Infinity, limits),
+      async () => {
+        tries++;
+        return { exchange, shed };
+      },
+      { signal: new AbortController().signal, redactor: createRedactor({}) },
+    );
+    expect(last.outcome).toMatchObject({ kind: 'failure', failure: 'shed' });
+    return tries;
+  }
+
+  it('stops sooner after a bare 503 (it may be an outage) than after load named without a time', async () => {
+    expect(await triesUntilGivenUp({ kind: '503' })).toBe(1 + limits.maxBlindRetries);
+    // A 429 or an in-band rate-limit error says it is load, hint or none: the full count.
+    expect(await triesUntilGivenUp({ kind: 'in-band' })).toBe(1 + limits.maxRetries);
+    expect(await triesUntilGivenUp({ kind: '429' })).toBe(1 + limits.maxRetries);
+    expect(await triesUntilGivenUp({ kind: '503', retryAfterMs: 1 })).toBe(1 + limits.maxRetries);
   });
 });
