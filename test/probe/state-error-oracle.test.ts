@@ -30,6 +30,8 @@ describe('state/error-oracle', () => {
       .map((o) => o.detail);
     expect(shown.some((d) => d.includes('another user'))).toBe(true);
     expect(shown.some((d) => d.includes('integrity check'))).toBe(true);
+    // Two refusals differ, so the noise control was sent, and held.
+    expect(r.controls['sameFailureAlike']?.held).toBe(true);
   });
 
   it('is refuted when every refusal is the one frozen -32602', async () => {
@@ -39,7 +41,12 @@ describe('state/error-oracle', () => {
     const r = report.probes[0]!;
     expect(r.verdict).toBe('refuted');
     expect(r.reason).toMatch(/all 4 refusals alike/);
-    expect(r.controls['sameFailureAlike']?.held).toBe(true);
+    // Nothing differs, so there is no difference for the noise control to guard: not sent.
+    expect(r.controls['sameFailureAlike']).toBeUndefined();
+    expect(r.observations.map((o) => o.label)).toContain('noise control not sent');
+    const labels = r.evidence.flatMap((e) => ('label' in e ? [e.label] : []));
+    expect(labels.some((l) => l.includes('random blob'))).toBe(true);
+    expect(labels.some((l) => l.includes('second random blob'))).toBe(false);
   });
 
   it('compares refusals without what they quote of the request', () => {

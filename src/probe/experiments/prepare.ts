@@ -4,6 +4,7 @@
  * saw the mint differ, and a consumer of several handles gets the identity's own value in each
  * other slot), build the request around a fresh canary, and ask round 1.
  */
+import { createHash } from 'node:crypto';
 import type { ProbeContext } from '../model/probe.js';
 import { mint, othersOf, recipeName, takeHanded, type FlowRecipe } from '../surface/recipes.js';
 import {
@@ -256,6 +257,39 @@ export async function sharedReplayByB(
     });
   const decided = (r: Fresh): boolean => r.resumed !== undefined && r.resumed.reading !== 'failure';
   return ctx.setup.once(`${shared.key}, A's untouched state sent by B`, replay, decided);
+}
+
+/**
+ * A's round-1 state of the flow sent on `other`, another request of A's: `state/replay-request`'s
+ * first mismatch and one of `state/error-oracle`'s presentations, the same experiment. Once per
+ * scan for both when the flow is shared (keyed by the request it is sent on, so two probes share it
+ * only when they chose the same one); undefined when it is not, and the probe sends its own.
+ */
+export async function sharedMismatch(
+  ctx: ProbeContext,
+  flow: FoundFlow,
+  other: Call,
+  shape: AnswerShape,
+): Promise<Fresh | undefined> {
+  const shared = flow.shared;
+  if (shared === undefined || ctx.setup === undefined || shared.identity !== 'A') return undefined;
+  const mismatch = (c: ProbeContext): Promise<Fresh> =>
+    retryFresh(c, flow.prepared.call, {
+      owner: 'A',
+      label: "call 2 sent with call 1's state",
+      shape,
+      change: (s) => s,
+      retryCall: other,
+    });
+  const decided = (r: Fresh): boolean => r.resumed !== undefined && r.resumed.reading !== 'failure';
+  const on = createHash('sha256')
+    .update(JSON.stringify([other.method, other.params]))
+    .digest('hex');
+  return ctx.setup.once(
+    `${shared.key}, its state on request ${on.slice(0, 16)}`,
+    mismatch,
+    decided,
+  );
 }
 
 /** What flow preparation met: flows, and the requests that could not be told apart from non-flows. */

@@ -17,6 +17,7 @@ import {
   noFlowReason,
   prepareOther,
   sharedRandomTry,
+  sharedMismatch,
   sharedReplayByB,
   type FoundFlow,
 } from '../../experiments/prepare.js';
@@ -45,9 +46,11 @@ protocol error for a forged state but a tool error for an authentic one on the w
 the attacker the state was authentic. The differing answers are listed side by side. **Refuted** when
 every refusal reads alike. Acceptances are not compared: the tamper and replay probes speak to them.
 
-Controls: A's untouched retry is accepted; a second random blob is answered exactly as the first (a
-server whose errors carry a nonce or a clock differs on its own, and proves nothing). A timeout or 5xx
-on any presentation makes the probe \`errored\`: an outage is no answer to compare.
+Controls: A's untouched retry is accepted; where two refusals differ, a second random blob is
+answered exactly as the first (a server whose errors carry a nonce or a clock differs on its own,
+and proves nothing). Refusals that all read alike, or fewer than two, need no such control and are
+refuted without it. A timeout or 5xx on any presentation makes the probe \`errored\`: an outage is
+no answer to compare.
 
 Budget: 20 calls, one flow.`;
 
@@ -125,8 +128,8 @@ async function oracle(ctx: ProbeContext, flow: FoundFlow, second?: FoundFlow): P
 
   // Another request of A's: the same tool with other arguments, else another flow.
   const prep = await prepareOther(ctx, flow, 'A', 'oracle-other');
-  const other =
-    prep.ok && !sameCall(prep.prepared.call, call) ? prep.prepared.call : second?.prepared.call;
+  const sameTool = prep.ok && !sameCall(prep.prepared.call, call);
+  const other = sameTool ? prep.prepared.call : second?.prepared.call;
 
   // A state that is plain JSON with no signature has no integrity check to ask about: a changed
   // character reaches the business logic ("no booking matches"), whose answer depends on where the
@@ -144,7 +147,6 @@ async function oracle(ctx: ProbeContext, flow: FoundFlow, second?: FoundFlow): P
   const first = await sharedRandomTry(ctx, flow, { owner: 'A', shape });
   const tries = [
     await present('a random blob', { change: randomSameShape }, first?.result),
-    await present('a second random blob', { change: randomSameShape }),
     ...(unsigned
       ? []
       : [
@@ -160,29 +162,63 @@ async function oracle(ctx: ProbeContext, flow: FoundFlow, second?: FoundFlow): P
     ),
     ...(other === undefined
       ? []
-      : [await present("the state of another request of A's", { from: other, change: (s) => s })]),
+      : [await presentOther(present, { ctx, flow, other, sameTool, shape })]),
   ];
   if (tries.some((t) => t === undefined)) return done(errored('the budget ran out'));
   const answers = tries as Answer[];
   const failed = answers.find((a) => a.failed);
   if (failed !== undefined) return done(errored(`${failed.what}: ${failed.shown}`));
-  const [random1, random2, ...kinds] = answers as [Answer, Answer, ...Answer[]];
-  check(
-    trial,
-    'sameFailureAlike',
-    random1.wire === random2.wire,
-    'two random blobs draw the same answer',
-    random1.wire === random2.wire ? 'alike' : `${random1.shown} / ${random2.shown}`,
-  );
-  if (random1.wire !== random2.wire)
-    return done(errored('the answers vary on their own, so a difference proves nothing'));
   if (other === undefined)
     trial.observations.push({
       label: 'no second request',
       detail: `${subject} takes nothing to vary and nothing else asks for input: three kinds compared`,
     });
+  const judged = refusalsJudged(trial, subject, answers);
+  if (judged.verdict !== 'confirmed') {
+    // Alike refusals, or fewer than two, are refuted whatever the server does on its own: the
+    // noise control guards a difference, and there is none to guard.
+    trial.observations.push({
+      label: 'noise control not sent',
+      detail: 'a second random blob is sent only when two refusals differ: none did',
+    });
+    return done(judged);
+  }
+  const random1 = answers[0]!;
+  const random2 = await present('a second random blob', { change: randomSameShape });
+  if (random2 === undefined) return done(errored('the budget ran out'));
+  if (random2.failed) return done(errored(`${random2.what}: ${random2.shown}`));
+  const alike = random1.wire === random2.wire;
+  check(
+    trial,
+    'sameFailureAlike',
+    alike,
+    'two random blobs draw the same answer',
+    alike ? 'alike' : `${random1.shown} / ${random2.shown}`,
+  );
+  if (!alike) return done(errored('the answers vary on their own, so a difference proves nothing'));
+  return done(judged);
+}
 
-  return done(refusalsJudged(trial, subject, [random1, ...kinds]));
+/**
+ * The state of another request of A's, presented. On the same tool with other arguments, A's state
+ * of this request is sent on the other, as `state/replay-request` sends it (once for both when the
+ * flow is shared): the refusal still comes from the same tool. On another tool, that tool's state is
+ * sent on this request, so that every refusal compared comes from this one.
+ */
+async function presentOther(
+  present: Present,
+  o: {
+    readonly ctx: ProbeContext;
+    readonly flow: FoundFlow;
+    readonly other: Call;
+    readonly sameTool: boolean;
+    readonly shape: AnswerShape;
+  },
+): Promise<Answer | undefined> {
+  const what = "the state of another request of A's";
+  if (!o.sameTool) return present(what, { from: o.other, change: (s) => s });
+  const made = await sharedMismatch(o.ctx, o.flow, o.other, o.shape);
+  return present(what, { retryCall: o.other, change: (s) => s }, made);
 }
 
 /** How A's state is presented once, each from a fresh round 1: its answer, or none past the budget. */

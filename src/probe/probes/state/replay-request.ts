@@ -26,6 +26,7 @@ import {
   establishFlow,
   noFlowReason,
   prepareOther,
+  sharedMismatch,
   type FoundFlow,
   type Prepared,
 } from '../../experiments/prepare.js';
@@ -119,7 +120,7 @@ async function mismatch(ctx: ProbeContext, flow: FoundFlow, other: Prepared): Pr
     ...distinctTokens([answer1], [answer2], [other.canary, ...other.handles]),
   ];
 
-  const { r, round } = await sendMismatch(ctx, trial, first, other, one);
+  const { r, round } = await sendMismatch(ctx, trial, flow, other, one);
   if (outOfBudget(trial, r.round1) || (r.resumed && outOfBudget(trial, r.resumed.exchange)))
     return done(errored('the budget ran out before the mismatched retry'));
   if (r.resumed === undefined)
@@ -154,17 +155,19 @@ async function mismatch(ctx: ProbeContext, flow: FoundFlow, other: Prepared): Pr
 }
 
 /**
- * Call 2 sent with call 1's state: round 1's first; for a flow of several rounds whose first
+ * Call 2 sent with call 1's state: round 1's first (sent once for this probe and
+ * `state/error-oracle` when the flow is shared, {@link sharedMismatch}); for a flow of several rounds whose first
  * mismatch is refused, the state each later round handed call 1, sent at that round on call 2.
  * The answer that stands, and the round it was sent at.
  */
 async function sendMismatch(
   ctx: ProbeContext,
   trial: Trial,
-  first: Prepared,
+  flow: FoundFlow,
   other: Prepared,
   one: Established & { ok: true },
 ): Promise<{ r: TryResult; round: number }> {
+  const first = flow.prepared;
   // Round 1's state first; for a flow of several rounds whose first mismatch is refused, the state
   // each later round handed call 1, sent at that round on call 2 (a later state may trust plain
   // fields while the first is sealed).
@@ -178,7 +181,8 @@ async function sendMismatch(
       round,
     });
   let round = 1;
-  let r = await mismatchAt(round);
+  let r: TryResult =
+    (await sharedMismatch(ctx, flow, other.call, one.shape)) ?? (await mismatchAt(round));
   const rounds = one.final.sentStates.length;
   for (let k = 2; k <= rounds && r.resumed?.reading === 'refused'; k++) {
     const later = await mismatchAt(k);
