@@ -36,10 +36,11 @@ replaying elsewhere — while one refused as malformed or forged was not.
 On one working flow of A's the probe presents, each after a fresh round 1: a random blob of the
 state's shape; the state with one character changed (unless it is plain JSON with no signature,
 whose changed character reaches the business logic instead); A's untouched state on B's own call of the same
-tool with the same arguments; and the state of another request of A's (the same tool with other
-arguments, or another flow). It compares the wire answers: which channel answered (a JSON-RPC error,
-a tool error with \`isError\`, the round asked again, or an acceptance), the JSON-RPC code, message and
-\`data\`, the HTTP status, and the tool error's text. What an answer quotes of its own request is left
+tool with the same arguments; and the state of another request of A's (on the same tool with other
+arguments, this request's state sent on that one; else another flow's state sent on this one). It
+compares the wire answers: which channel answered (a JSON-RPC error, a tool error with \`isError\`,
+the round asked again, or an acceptance), the JSON-RPC code, message and \`data\`, the HTTP status,
+and the tool error's text. What an answer quotes of its own request is left
 out of the comparison: two refusals that differ only in what they repeat say nothing.
 **Confirmed** (low severity) when two refusals differ, in any of these or in their channel — a
 protocol error for a forged state but a tool error for an authentic one on the wrong request tells
