@@ -48,8 +48,8 @@ function targetArgs(target: Target): string[] {
 
 /**
  * One whole scan (every probe, `--include-destructive`, JSON report to a scratch file) of `target`
- * by the CLI at `cli`; the wall from spawn to exit. Exit 0, 1 (a finding), 4 and 5 are a scan that
- * ran; 2 and 3 (usage, a crash) and a timeout are not.
+ * by the CLI at `cli`; the wall from spawn to exit. A scan that ran writes its report whatever it
+ * found (exit 0, 1, 3, 4 or 5); a usage error (2), a timeout, or no report is no scan.
  */
 export async function cliScanWall(cli: string, target: Target): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'sg-cli-scan-'));
@@ -76,7 +76,8 @@ export async function cliScanWall(cli: string, target: Target): Promise<number> 
       child.on('error', fail);
       child.on('exit', (c) => {
         clearTimeout(timer);
-        if (c === 2 || c === 3 || c === null) fail(new Error(`${cli} exited ${c}: ${stderr}`));
+        if (c === 2 || c === null || !existsSync(join(dir, 'report.json')))
+          fail(new Error(`${cli} exited ${c}: ${stderr}`));
         else done();
       });
     });
