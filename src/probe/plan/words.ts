@@ -28,8 +28,12 @@ const FOLDS: Readonly<Record<string, string>> = {
 // word: removing them leaves a stub that many words share (`दख`).
 const DIACRITIC = /[\p{Script=Inherited}\p{Script=Hebrew}\p{Script=Arabic}]/u;
 
+// Text with nothing but ASCII folds to its lower case: no marks, nothing for NFKD to decompose.
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** Lower case, diacritics removed, the few letters NFKD leaves alone mapped to their base. */
 export function fold(text: string): string {
+  if (ASCII.test(text)) return text.toLowerCase();
   return text
     .normalize('NFKD')
     .replace(/\p{M}/gu, (m) => (DIACRITIC.test(m) ? '' : m))
@@ -38,10 +42,15 @@ export function fold(text: string): string {
     .normalize('NFC');
 }
 
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]/u;
+const HANGUL = /\p{Script=Hangul}/u;
+
 /** The script class of a letter, where a change of script separates words (`delete记录`). */
 function scriptOf(c: string): 'cjk' | 'hangul' | 'other' {
-  if (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}ー]/u.test(c)) return 'cjk';
-  if (/\p{Script=Hangul}/u.test(c)) return 'hangul';
+  // Every Han, kana and Hangul letter lies above U+1100.
+  if (c.charCodeAt(0) < 0x1100) return 'other';
+  if (CJK.test(c)) return 'cjk';
+  if (HANGUL.test(c)) return 'hangul';
   return 'other';
 }
 
