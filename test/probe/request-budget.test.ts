@@ -30,6 +30,11 @@ describe.each(['stdio', 'http'] as const)(
       expect(r.opening + r.survey + (r.shared ?? 0) + r.probes).toBe(r.total);
       expect(r.shared).toBeGreaterThan(0);
       expect(r.total).toBeLessThanOrEqual(BUDGET[transport]);
+      // Its server/discover declares tools alone: the lists of prompts and resources are not asked
+      // (test/fixture/foreign/recipes-prompt.test.ts scans a twin that declares prompts).
+      expect(wire.byMethod['tools/list']).toBeGreaterThan(0);
+      for (const list of ['prompts/list', 'resources/list', 'resources/templates/list'])
+        expect(wire.byMethod[list], list).toBeUndefined();
       // Every probe that read the shared flow cites the exchanges that set it up.
       for (const id of ['state/tamper', 'state/replay-principal', 'state/replay-request']) {
         const notes = report.probes
