@@ -287,22 +287,20 @@ function widen(lanes: Lanes): boolean {
 }
 
 function calm(state: PaceState): void {
-  const srv = state.server;
   state.sinceGaveUp = false;
-  srv.sinceGaveUp = false;
+  state.server.sinceGaveUp = false;
   const ownWider = widen(state.own);
-  if (srv.width === Infinity && srv.spacing === 0) {
-    if (ownWider) wake(state);
-    return;
-  }
-  if (++srv.calmRun < CALM_RUN) {
-    if (ownWider) wake(state);
-    return;
-  }
+  if (easeServer(state.server) || ownWider) wake(state);
+}
+
+/** One step back toward no limit for the server after a calm run; true when it eased. */
+function easeServer(srv: ServerState): boolean {
+  if (srv.width === Infinity && srv.spacing === 0) return false;
+  if (++srv.calmRun < CALM_RUN) return false;
   srv.calmRun = 0;
   srv.width = srv.width * 2 > UNLIMITED_ABOVE ? Infinity : srv.width * 2;
   srv.spacing = srv.spacing / 2 < 10 ? 0 : srv.spacing / 2;
-  wake(state);
+  return true;
 }
 
 function backoff(limits: PaceLimits, attempt: number): number {
