@@ -29,7 +29,7 @@ const FOLDS: Readonly<Record<string, string>> = {
 const DIACRITIC = /[\p{Script=Inherited}\p{Script=Hebrew}\p{Script=Arabic}]/u;
 
 // Text with nothing but ASCII folds to its lower case: no marks, nothing for NFKD to decompose.
-const ASCII = /^[\x00-\x7f]*$/;
+const ASCII = /^\p{ASCII}*$/u;
 
 /** Lower case, diacritics removed, the few letters NFKD leaves alone mapped to their base. */
 export function fold(text: string): string {
