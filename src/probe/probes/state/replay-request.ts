@@ -156,9 +156,9 @@ async function mismatch(ctx: ProbeContext, flow: FoundFlow, other: Prepared): Pr
 
 /**
  * Call 2 sent with call 1's state: round 1's first (sent once for this probe and
- * `state/error-oracle` when the flow is shared, {@link sharedMismatch}); for a flow of several rounds whose first
- * mismatch is refused, the state each later round handed call 1, sent at that round on call 2.
- * The answer that stands, and the round it was sent at.
+ * `state/error-oracle` when the flow is shared, {@link sharedMismatch}); for a flow of several
+ * rounds whose first mismatch is refused, the state each later round handed call 1, sent at that
+ * round on call 2. The answer that stands, and the round it was sent at.
  */
 async function sendMismatch(
   ctx: ProbeContext,
