@@ -16,6 +16,7 @@ import {
   type Call,
   retryFresh,
   type Established,
+  type FreshRetry,
   type Reading,
   type Resumed,
 } from '../driver/rounds.js';
@@ -234,36 +235,50 @@ export async function sharedRandomTry(
 type Fresh = Awaited<ReturnType<typeof retryFresh>>;
 
 /**
+ * A retry on a fresh round 1 of the flow as A, sent once per scan for every probe that asks under
+ * `what` when the flow is shared (no probe sends on its question afterwards); undefined when it is
+ * not, and the probe sends its own. Kept when it drew a decision.
+ */
+function sharedFresh(
+  ctx: ProbeContext,
+  flow: FoundFlow,
+  what: string,
+  options: FreshRetry,
+): Promise<Fresh | undefined> | undefined {
+  const shared = flow.shared;
+  if (shared === undefined || ctx.setup === undefined || shared.identity !== 'A') return undefined;
+  const decided = (r: Fresh): boolean => r.resumed !== undefined && r.resumed.reading !== 'failure';
+  return ctx.setup.once(
+    `${shared.key}, ${what}`,
+    (c) => retryFresh(c, flow.prepared.call, options),
+    decided,
+  );
+}
+
+/**
  * A's untouched round-1 state sent by B on A's own call: `state/replay-principal`'s first replay
- * and one of `state/error-oracle`'s presentations, the same experiment. Once per scan for both
- * when the flow is shared (no probe sends on its question afterwards); undefined when it is not,
- * and the probe sends its own.
+ * and one of `state/error-oracle`'s presentations, the same experiment, once for both when the
+ * flow is shared ({@link sharedFresh}).
  */
 export async function sharedReplayByB(
   ctx: ProbeContext,
   flow: FoundFlow,
   shape: AnswerShape,
 ): Promise<Fresh | undefined> {
-  const shared = flow.shared;
-  if (shared === undefined || ctx.setup === undefined || shared.identity !== 'A') return undefined;
-  const { call } = flow.prepared;
-  const replay = (c: ProbeContext): Promise<Fresh> =>
-    retryFresh(c, call, {
-      owner: 'A',
-      sender: 'B',
-      shape,
-      label: "B sends A's untouched state on A's call",
-      change: (s) => s,
-    });
-  const decided = (r: Fresh): boolean => r.resumed !== undefined && r.resumed.reading !== 'failure';
-  return ctx.setup.once(`${shared.key}, A's untouched state sent by B`, replay, decided);
+  return sharedFresh(ctx, flow, "A's untouched state sent by B", {
+    owner: 'A',
+    sender: 'B',
+    shape,
+    label: "B sends A's untouched state on A's call",
+    change: (s) => s,
+  });
 }
 
 /**
  * A's round-1 state of the flow sent on `other`, another request of A's: `state/replay-request`'s
- * first mismatch and one of `state/error-oracle`'s presentations, the same experiment. Once per
- * scan for both when the flow is shared (keyed by the request it is sent on, so two probes share it
- * only when they chose the same one); undefined when it is not, and the probe sends its own.
+ * first mismatch and one of `state/error-oracle`'s presentations, the same experiment, once for
+ * both when the flow is shared ({@link sharedFresh}), keyed by the request it is sent on, so two
+ * probes share it only when they chose the same one.
  */
 export async function sharedMismatch(
   ctx: ProbeContext,
@@ -271,25 +286,16 @@ export async function sharedMismatch(
   other: Call,
   shape: AnswerShape,
 ): Promise<Fresh | undefined> {
-  const shared = flow.shared;
-  if (shared === undefined || ctx.setup === undefined || shared.identity !== 'A') return undefined;
-  const mismatch = (c: ProbeContext): Promise<Fresh> =>
-    retryFresh(c, flow.prepared.call, {
-      owner: 'A',
-      label: "call 2 sent with call 1's state",
-      shape,
-      change: (s) => s,
-      retryCall: other,
-    });
-  const decided = (r: Fresh): boolean => r.resumed !== undefined && r.resumed.reading !== 'failure';
   const on = createHash('sha256')
     .update(JSON.stringify([other.method, other.params]))
     .digest('hex');
-  return ctx.setup.once(
-    `${shared.key}, its state on request ${on.slice(0, 16)}`,
-    mismatch,
-    decided,
-  );
+  return sharedFresh(ctx, flow, `its state on request ${on.slice(0, 16)}`, {
+    owner: 'A',
+    label: "call 2 sent with call 1's state",
+    shape,
+    change: (s) => s,
+    retryCall: other,
+  });
 }
 
 /** What flow preparation met: flows, and the requests that could not be told apart from non-flows. */
