@@ -124,15 +124,14 @@ export function undeclaredLists(
 }
 
 /**
- * The prompts, resources and resource templates a modern server lists (first page each), each
- * only when the server's capabilities declare it or are unknown (`undeclaredLists`). A refusal
- * (-32601: the server has none) is no problem: the list stays empty.
+ * The prompts, resources and resource templates a modern server lists (first page each), except
+ * those of `unasked` (see `undeclaredLists`). A refusal (-32601: the server has none) is no
+ * problem: the list stays empty.
  */
 export async function readLists(
   step: (method: string, label: string) => Promise<Outcome>,
-  capabilities?: ProtocolInfo['capabilities'],
+  unasked: ReadonlySet<'prompts' | 'resources'> = new Set(),
 ): Promise<OtherLists> {
-  const unasked = undeclaredLists(capabilities);
   const list = async (method: string, key: string): Promise<unknown[]> => {
     if (unasked.has(method.startsWith('prompts') ? 'prompts' : 'resources')) return [];
     const o = await step(method, method);

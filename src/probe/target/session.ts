@@ -98,13 +98,13 @@ export async function openSession(target: Target, options: SessionOptions): Prom
   } else if (era === 'modern') {
     const paged = await readModernTools(step, learnt.modernList, tools, deviations);
     serverInfo ??= paged;
-    lists = await readLists(step, learnt.capabilities);
-    const unasked = [...undeclaredLists(learnt.capabilities)];
-    if (unasked.length > 0)
+    const unasked = undeclaredLists(learnt.capabilities);
+    lists = await readLists(step, unasked);
+    if (unasked.size > 0)
       evidence.push(
         noteEvidence(
           wire.options.redactor,
-          `not asked: the lists of ${unasked.join(' and ')}, which the server's capabilities do not declare`,
+          `not asked: the lists of ${[...unasked].join(' and ')}, which the server's capabilities do not declare`,
         ),
       );
   }
