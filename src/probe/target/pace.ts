@@ -157,9 +157,8 @@ interface PaceState {
   sinceGaveUp: boolean;
   /** This identity's own width and what narrows and widens it (see the header). */
   readonly own: Lanes;
-  /** The identity's requests in line (see {@link Turn}), and how many ever joined. */
+  /** The identity's requests in line, in the order they joined (see {@link Turn}). */
   readonly line: Set<Place>;
-  joined: number;
   /** What the server's paces share: its width and spacing, and what a give-up says of it. */
   readonly server: ServerState;
 }
@@ -204,11 +203,10 @@ function takeSlot(state: PaceState, now: number, place: Place | undefined): Tick
 }
 
 /**
- * A {@link Turn} as the pace keeps it: when it joined the line, whether a try of it went out, and
- * whether one is on the wire now.
+ * A {@link Turn} as the pace keeps it (its place is its order in the line): whether a try of it
+ * went out, and whether one is on the wire now.
  */
 interface Place extends Turn {
-  readonly since: number;
   tried: boolean;
   onWire: boolean;
 }
@@ -217,13 +215,18 @@ interface Place extends Turn {
  * Whether an earlier request of the identity waits off the wire to be sent again. One not yet sent
  * holds nobody back: it may be waiting on a request sent on its behalf (a legacy handshake).
  */
-const waitsBehind = (state: PaceState, place: Place | undefined): boolean =>
-  place !== undefined &&
-  [...state.line].some((p) => p !== place && p.tried && !p.onWire && p.since < place.since);
+function waitsBehind(state: PaceState, place: Place | undefined): boolean {
+  if (place === undefined) return false;
+  // The line is a Set: it iterates in the order its places joined.
+  for (const p of state.line) {
+    if (p === place) return false;
+    if (p.tried && !p.onWire) return true;
+  }
+  return false;
+}
 
 function joinLine(state: PaceState): Place {
   const place: Place = {
-    since: state.joined++,
     tried: false,
     onWire: false,
     end: () => {
@@ -278,11 +281,14 @@ function narrow(lanes: Lanes, now: number): void {
   lanes.width = Math.max(1, Math.floor(Math.min(lanes.width, lanes.inFlight) / 2));
 }
 
+/** A width one step wider: twice as wide, unlimited past {@link UNLIMITED_ABOVE}. */
+const doubled = (width: number): number => (width * 2 > UNLIMITED_ABOVE ? Infinity : width * 2);
+
 /** One step of widening back after a calm run of `lanes`' answers; true when it widened. */
 function widen(lanes: Lanes): boolean {
   if (lanes.width === Infinity || ++lanes.calmRun < CALM_RUN) return false;
   lanes.calmRun = 0;
-  lanes.width = lanes.width * 2 > UNLIMITED_ABOVE ? Infinity : lanes.width * 2;
+  lanes.width = doubled(lanes.width);
   return true;
 }
 
@@ -298,7 +304,7 @@ function easeServer(srv: ServerState): boolean {
   if (srv.width === Infinity && srv.spacing === 0) return false;
   if (++srv.calmRun < CALM_RUN) return false;
   srv.calmRun = 0;
-  srv.width = srv.width * 2 > UNLIMITED_ABOVE ? Infinity : srv.width * 2;
+  srv.width = doubled(srv.width);
   srv.spacing = srv.spacing / 2 < 10 ? 0 : srv.spacing / 2;
   return true;
 }
@@ -398,7 +404,6 @@ export function createPace(
     sinceGaveUp: false,
     own: openLanes(),
     line: new Set(),
-    joined: 0,
     server,
   };
   return {
