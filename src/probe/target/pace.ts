@@ -269,9 +269,10 @@ function shed(state: PaceState, s: Shed, ticket: Ticket): void {
   // A request sent before the last slow-down was sent at the old pace, already answered for.
   state.own.calmRun = 0;
   if (ticket.startedAt >= state.own.slowedAt) narrow(state.own, now);
-  if (ticket.startedAt < srv.slowedAt) return;
-  narrow(srv, now);
-  srv.spacing = Math.min(MAX_SPACING_MS, srv.spacing === 0 ? FIRST_SPACING_MS : srv.spacing * 2);
+  if (ticket.startedAt >= srv.slowedAt) {
+    narrow(srv, now);
+    srv.spacing = Math.min(MAX_SPACING_MS, srv.spacing === 0 ? FIRST_SPACING_MS : srv.spacing * 2);
+  }
   srv.narrowest = Math.min(srv.narrowest ?? Infinity, srv.width, state.own.width);
 }
 

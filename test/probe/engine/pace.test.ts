@@ -117,6 +117,18 @@ describe('the pace', () => {
     for (const t of [b1, b2, (await b3)!]) t.release();
   });
 
+  it("reports the narrowest the lanes got, an identity's own included", async () => {
+    const { A, B } = createServerPaces();
+    const as = (await Promise.all([1, 2, 3, 4].map(() => A.admit(never)))) as Ticket[];
+    const bs = (await Promise.all([1, 2].map(() => B.admit(never)))) as Ticket[];
+    // A is shed first: the server's six in flight become three.
+    A.shed({ kind: '429' }, as[0]!);
+    // B's request started before that slow-down: the server is not narrowed again, B's own two are.
+    B.shed({ kind: '429' }, bs[0]!);
+    expect(B.stats().narrowest).toBe(1);
+    for (const t of [...as, ...bs]) t.release();
+  });
+
   it('keeps a shed request its place in line while it waits to send again', async () => {
     const { A, B } = createServerPaces();
     const older = B.turn();
