@@ -652,17 +652,34 @@ export function flipAt(blob: string, fraction: number): string | undefined {
 }
 
 /**
+ * A random last character for a base64url run of `length` characters: one whose unused low bits
+ * are zero (a run of 4n+2 characters leaves 4 bits unused, of 4n+3 two), so the run is the one
+ * spelling of the bytes it decodes to; any letter or digit for a run that leaves none.
+ */
+function canonicalLast(length: number): string {
+  const step = length % 4 === 2 ? 16 : length % 4 === 3 ? 4 : 1;
+  return B64URL[randomInt(Math.ceil(62 / step)) * step] as string;
+}
+
+/**
  * A random value of the same shape: same length, every letter or digit replaced by a random one of
- * the same alphabet, separators and a short leading prefix (`v1.`, `ws-`) kept.
+ * the same alphabet, separators and a short leading prefix (`v1.`, `ws-`) kept. A run that may be
+ * base64url ends in a character a canonical encoding could end in: a strict decoder reads the value
+ * as random bytes, as it reads any real one, never as a misspelling (which it may refuse for a
+ * reason of its own, one random value in a few, and so tell two random values apart).
  */
 export function randomSameShape(value: string): string {
   const prefix = /^[A-Za-z]{1,4}[0-9]?[.:_-]/.exec(value)?.[0] ?? '';
   const rest = value.slice(prefix.length);
   const hex = /^[0-9a-f.:_-]+$/.test(rest);
   let out = '';
-  for (const ch of rest) {
+  const chars = [...rest];
+  let run = 0;
+  for (const [i, ch] of chars.entries()) {
+    run = /[A-Za-z0-9_-]/.test(ch) ? run + 1 : 0;
+    const ends = !/[A-Za-z0-9_-]/.test(chars[i + 1] ?? '.');
     if (hex && /[0-9a-f]/.test(ch)) out += HEX[randomInt(16)];
-    else if (/[A-Za-z0-9]/.test(ch)) out += B64URL[randomInt(62)];
+    else if (/[A-Za-z0-9]/.test(ch)) out += ends ? canonicalLast(run) : B64URL[randomInt(62)];
     else out += ch;
   }
   // Astronomically unlikely for a real blob, but a value that came back unchanged is no control.
