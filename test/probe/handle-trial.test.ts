@@ -84,6 +84,11 @@ const AS_FORGED = {
     "B's answer on A's handle is its answer on a handle never minted (the handles aside): A's handle opened nothing a forgery does not",
 };
 const alsoTried = (decision: string) => `also tried open_workspace → ${EXPORT}: ${decision}`;
+/** The note before discovery's first mint and read of the read recipe, which the trial reads as A's. */
+const HANDED = `open_workspace → ${READ}: A's mint and A's read of its handle handed on from discovery`;
+/** Discovery's two exchanges the trial cites as A's mint and A's read of its handle. */
+const SURVEY_MINT = 'survey: open_workspace with placeholder arguments';
+const SURVEY_READ = `survey: ${READ} offered open_workspace's value`;
 
 describe('the handle trial', () => {
   it("confirms when B gets A's canary by A's handle, with every control held", async () => {
@@ -126,7 +131,7 @@ describe('the handle trial', () => {
         observed: 'tool error (isError) / answered',
       },
     });
-    expect(notes(r)).toEqual([alsoTried(`errored (${reason})`)]);
+    expect(notes(r)).toEqual([HANDED, alsoTried(`errored (${reason})`)]);
   });
 
   it('ends errored when B cannot read its own handle, showing each read', async () => {
@@ -143,6 +148,7 @@ describe('the handle trial', () => {
       },
     });
     expect(notes(r)).toEqual([
+      HANDED,
       alsoTried(`refuted (${EXPORT} refused B the handle minted for A (tool error (isError)))`),
     ]);
   });
@@ -160,6 +166,7 @@ describe('the handle trial', () => {
       observations: [],
     });
     expect(notes(r)).toEqual([
+      HANDED,
       alsoTried(`refuted (${EXPORT} refused B the handle minted for A (tool error (isError)))`),
     ]);
   });
@@ -178,6 +185,7 @@ describe('the handle trial', () => {
     // Decided by the experiment: A's handle opened for B just what a forged one opens.
     expect(r.observations).toEqual([NO_VALIDATION, AS_FORGED, NOT_SHOWN]);
     expect(notes(r)).toEqual([
+      HANDED,
       alsoTried("refuted (B's answer on A's handle showed nothing of A's)"),
     ]);
   });
@@ -212,6 +220,7 @@ describe('the handle trial', () => {
       },
     });
     expect(notes(r)).toEqual([
+      HANDED,
       alsoTried('errored (the server did not show that it tells A and B apart)'),
     ]);
   });
@@ -255,6 +264,7 @@ describe('the handle trial', () => {
       observations: [],
     });
     expect(notes(r)).toEqual([
+      HANDED,
       `also tried open_workspace → ${READ}: refuted (B's answer on A's handle showed nothing of A's)`,
     ]);
   });
@@ -262,17 +272,19 @@ describe('the handle trial', () => {
   it('labels each exchange of a trial by who does what', async () => {
     const r = await probeServer({ reads: 'label-bound' });
     expect(labels(r).slice(0, 8)).toEqual([
-      'A mints',
+      SURVEY_MINT,
+      SURVEY_READ,
       'B mints its own',
       'A mints a second',
-      "A reads A's handle",
       "B reads B's handle",
       "A reads A's second handle",
       'B presents a forged handle of the same shape',
       "B presents A's handle",
     ]);
     // A forged handle has the shape of a minted one, and is none of them.
-    const handles = argumentsOf(r, "A reads A's handle").map((a) => a['workspace_id']);
+    const handles = [SURVEY_READ, "A reads A's second handle", "B reads B's handle"].flatMap(
+      (label) => argumentsOf(r, label).map((a) => a['workspace_id']),
+    );
     const forged = argumentsOf(r, 'B presents a forged handle of the same shape').map(
       (a) => a['workspace_id'],
     );
@@ -299,11 +311,27 @@ describe('the handle trial', () => {
   });
 
   it('skips a consumer that refuses A its own handle, and goes on to the next', async () => {
-    const r = await probeServer({ reads: 'once' });
+    // Discovery's round 1 of the export was A's one export: the trial's own is refused.
+    const r = await probeServer({ reads: 'label-bound', exportsOnce: true });
     expect(r.verdict).toBe('refuted');
     expect(notes(r)).toEqual([
-      `also tried open_workspace → ${READ}: skipped (${READ} refused A its own handle: not a consumer of it)`,
+      HANDED,
+      alsoTried(`skipped (${EXPORT} refused A its own handle: not a consumer of it)`),
     ]);
+  });
+
+  it("reads discovery's read as A's first: a server that refuses A a second read ends errored", async () => {
+    const r = await probeServer({ reads: 'once' });
+    expect(r).toMatchObject({
+      verdict: 'errored',
+      reason: 'an identity could not read its own handle',
+    });
+    expect(r.controls['bothIdentitiesLive']).toEqual({
+      ...LIVE,
+      held: false,
+      observed: 'answered / answered / tool error (isError)',
+    });
+    expect(labels(r).slice(0, 2)).toEqual([SURVEY_MINT, SURVEY_READ]);
   });
 
   it("ends errored, never skipped, when A's read of its own handle draws no decision", async () => {
@@ -364,14 +392,15 @@ describe('the handle trial', () => {
   });
 
   it('ends errored when the budget runs out while B and A mint, with no control read on half a pair', async () => {
-    // Two calls: A mints, B mints its own, and A's second mint is not sent.
-    const r = await probeServer({}, 2);
+    // One call: A's mint is discovery's, B mints its own, and A's second mint is not sent.
+    const r = await probeServer({}, 1);
     expect(r).toMatchObject({ verdict: 'errored', reason: 'budget spent while minting' });
     expect(r.controls).toEqual({});
-    expect(labels(r)).toEqual(['A mints', 'B mints its own']);
+    expect(labels(r)).toEqual([SURVEY_MINT, SURVEY_READ, 'B mints its own']);
     // Cut short by the budget, the trial ends the probe: no other recipe is tried.
     expect(notes(r)).toEqual([
-      "not sent: tools/call 'A mints a second' as A: the probe's budget of 2 calls is spent",
+      HANDED,
+      "not sent: tools/call 'A mints a second' as A: the probe's budget of 1 calls is spent",
     ]);
   });
 
@@ -386,15 +415,21 @@ describe('the handle trial', () => {
         observed: 'answered / tool error (isError)',
       },
     });
-    expect(labels(r).slice(0, 3)).toEqual(['A mints', 'B mints its own', 'A mints a second']);
+    expect(labels(r).slice(0, 4)).toEqual([
+      SURVEY_MINT,
+      SURVEY_READ,
+      'B mints its own',
+      'A mints a second',
+    ]);
     // Locked out, A mints nothing for the next recipe: no other trial.
-    expect(notes(r)).toEqual([]);
+    expect(notes(r)).toEqual([HANDED]);
   });
 
   it("plants a canary tagged 'read' in every read: a fresh one for each of A's, one for all of B's", async () => {
     const r = await probeServer({ readNote: true });
     const noteOf = (label: string): unknown[] => argumentsOf(r, label).map((a) => a['note']);
-    const aReads = ["A reads A's handle", "A reads A's second handle"].flatMap(noteOf);
+    // A's first read is discovery's, around discovery's canary; its second is the trial's own.
+    const aReads = [...noteOf(SURVEY_READ), ...noteOf("A reads A's second handle")];
     // B's three reads differ only by the handle, so their answers line up for the experiment.
     const bReads = [
       "B reads B's handle",
@@ -403,7 +438,8 @@ describe('the handle trial', () => {
     ].map(noteOf);
     expect(aReads).toHaveLength(2);
     expect(bReads.map((n) => n.length)).toEqual([1, 1, 1]);
-    for (const note of [...aReads, ...bReads.flat()])
+    expect(aReads[0]).toMatch(/^sg-survey-[0-9a-f]{24}$/);
+    for (const note of [aReads[1], ...bReads.flat()])
       expect(note).toMatch(/^sg-read-[0-9a-f]{24}$/);
     expect(new Set(aReads).size).toBe(2);
     expect(new Set(bReads.flat()).size).toBe(1);

@@ -54,6 +54,8 @@ export interface ProbeServerOptions {
   readonly replays?: 'as-given' | 'bound' | 'workspace-bound' | 'as-caller';
   /** Round 1 of `export_workspace` asks for input once per workspace, then completes at once. */
   readonly asksOnce?: boolean;
+  /** Each caller's first round 1 of `export_workspace` only: every later one is a tool error. */
+  readonly exportsOnce?: boolean;
   /**
    * Only the first principal that calls a tool is served: every other gets a tool error on every
    * tool (`all`), on `export_workspace` only (`flow`) or on `read_workspace` only (`read`).
@@ -189,6 +191,7 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
     return nonce;
   };
   const readers = new Set<string>();
+  const exporters = new Set<string>();
   let nextId = 0;
   const macKey = randomBytes(32);
   const macOf = (body: string): string =>
@@ -336,6 +339,9 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
       if (ws === undefined) return text('unknown workspace', true);
       if (options.foreignAsk && ws.owner !== principal) throw new Fault('500');
       if (options.exportOwnerOnly && ws.owner !== principal) return text('not yours', true);
+      if (options.exportsOnce && exporters.has(principal))
+        return text('one export per caller', true);
+      exporters.add(principal);
       const once = `${principal}\0${args['workspace_id']}`;
       if (options.asksOnce && askedOnce.has(once)) return text(`${name} done without asking`);
       askedOnce.add(once);

@@ -379,6 +379,25 @@ export interface Driven {
 }
 
 /**
+ * `call` driven through when its round 1 (`first`) asked for nothing: that round is the whole
+ * flow, read as {@link callThrough} reads it.
+ */
+export function drivenOnce(
+  call: Call,
+  first: { readonly exchange: Exchange; readonly reading: Reading },
+): Driven {
+  const answers: unknown[] =
+    first.exchange.outcome.kind === 'result' ? [resultOf(first.exchange)] : [];
+  return {
+    exchange: first.exchange,
+    reading: first.reading,
+    answers,
+    sent: [call.params],
+    answered: answers.length > 0 && first.reading !== 'refused',
+  };
+}
+
+/**
  * Send `call` as `identity` and, when it answers `input_required`, drive it to completion with its
  * state untouched and the questions answered in the shape asked: an answer the server gives only
  * at the last round (the owner named at completion) is still seen. Every round's answer is kept,
@@ -391,18 +410,10 @@ export async function callThrough(
   label: string,
 ): Promise<Driven> {
   const first = await ask(ctx, call, identity, label);
+  if (first.asked === undefined) return drivenOnce(call, first);
   const answers: unknown[] =
     first.exchange.outcome.kind === 'result' ? [resultOf(first.exchange)] : [];
   const sent = [call.params];
-  if (first.asked === undefined) {
-    return {
-      exchange: first.exchange,
-      reading: first.reading,
-      answers,
-      sent,
-      answered: answers.length > 0 && first.reading !== 'refused',
-    };
-  }
   const done = await resume(ctx, first.asked, {
     identity,
     label: `${label} (round 2)`,

@@ -497,8 +497,8 @@ function pickSlot(trial: Trial, judged: readonly Judged[]): Trial['decision'] {
 }
 
 /**
- * One recipe, tried with the handle A minted (`mintA`): B and A mint again, each reads its own, B
- * presents a forged handle, then A's. The trial records the controls (`bMintsOwnHandle`,
+ * One recipe, tried with the handle A minted (`mintA`) and, when discovery made it, A's read of it
+ * (`readBefore`): B and A mint again, each reads its own, B presents a forged handle, then A's. The trial records the controls (`bMintsOwnHandle`,
  * `bothIdentitiesLive`, `forgedHandleDecided`, `serverTellsApart`) and its decision; see the
  * probe's rationale for how each is read.
  */
@@ -506,6 +506,7 @@ export async function tryHandlePair(
   ctx: ProbeContext,
   recipe: HandleRecipe,
   mintA: MintedHandle,
+  readBefore?: Driven,
 ): Promise<Trial> {
   const where = consumerName(recipe.consumer);
   const trial = startTrial(`${recipe.minter.name} → ${where}`);
@@ -517,7 +518,7 @@ export async function tryHandlePair(
   const minted = await mintAgain(ctx, trial, recipe);
   if ('verdict' in minted) return done(minted);
   const { mintB, mintA2 } = minted;
-  const readA = await read(mintA.handle, 'A', "A reads A's handle", mintA.co);
+  const readA = readBefore ?? (await read(mintA.handle, 'A', "A reads A's handle", mintA.co));
   const readB = await read(mintB.handle, 'B', "B reads B's handle", mintB.co, canaryB);
   const readA2 = await read(mintA2.handle, 'A', "A reads A's second handle", mintA2.co);
   if (!readA.answered && readA.reading === 'refused') {

@@ -347,9 +347,9 @@ function handedRound(
 ): FirstRound | undefined {
   const h = takeHanded(flow, identity);
   if (h === undefined) return undefined;
-  const e = h.exchange.evidence;
-  const where = 'label' in e ? `discovery's "${e.label}"` : "in discovery's evidence";
-  ctx.note(`${flow.subject}: round 1 as ${identity} handed on from discovery, unsent (${where})`);
+  ctx.cite(`${flow.subject}: round 1 as ${identity} handed on from discovery, its state unsent`, [
+    h.exchange,
+  ]);
   const handles = h.handle === undefined ? [] : [h.handle];
   const prepared = {
     flow,

@@ -123,6 +123,11 @@ export interface ProbeContext {
   observe(label: string, detail: string): void;
   /** Record a free-text note in the evidence. */
   note(text: string): void;
+  /**
+   * Record `text` and, after it, exchanges this probe did not send (discovery's, handed on to it):
+   * its evidence shows every request its decision reads.
+   */
+  cite(text: string, exchanges: readonly Exchange[]): void;
   /** Which identity `value` is (its secret as the server may echo it), if either. */
   identityOf(value: string): IdentityName | undefined;
   /** The scan's shared setup; absent outside a scan's probe pass (the probe then makes its own). */

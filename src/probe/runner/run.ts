@@ -299,6 +299,13 @@ function contextOf(rec: Recorder, sink?: SetupSink): ProbeContext {
       const into = sink?.evidence ?? (rec.finished ? undefined : rec.evidence);
       into?.push(noteEvidence(redactor, text));
     },
+    cite(text, exchanges) {
+      const into = sink?.evidence ?? (rec.finished ? undefined : rec.evidence);
+      into?.push(
+        noteEvidence(redactor, text),
+        ...exchanges.flatMap((e) => [...(e.earlier ?? []), e.evidence]),
+      );
+    },
     identityOf: (value) => redactor.identityOf(value),
     ...(options.setup === undefined || sink !== undefined
       ? {}

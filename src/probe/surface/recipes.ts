@@ -99,6 +99,36 @@ export function takeHanded(flow: FlowRecipe, identity: IdentityName): HandedRoun
   return round;
 }
 
+/**
+ * A handle recipe's first pair as discovery made it, as A: the minting call (the first of its two
+ * identical calls, around its canary) and the consumer's one-round answer on the value it minted.
+ * The handle probe's own first mint and read would be these very requests.
+ */
+export interface HandedPair {
+  readonly minted: Minted & { readonly handle: string };
+  readonly read: Driven;
+}
+
+/** Pairs discovery handed on, each taken at most once. */
+const handedPairs = new WeakMap<HandleRecipe, HandedPair>();
+
+/**
+ * Keeps `pair` for the first taker of `recipe`: only a one-slot consumer (a consumer of several
+ * values needs A's own value minted for each other slot) whose read asked for nothing (the probe
+ * drives every read through all its rounds).
+ */
+export function handOnPair(recipe: HandleRecipe, pair: HandedPair): void {
+  if (othersOf(recipe).length === 0 && pair.read.answered && pair.read.sent.length === 1)
+    handedPairs.set(recipe, pair);
+}
+
+/** `recipe`'s first pair as discovery made it, once; afterwards undefined. */
+export function takeHandedPair(recipe: HandleRecipe): HandedPair | undefined {
+  const pair = handedPairs.get(recipe);
+  handedPairs.delete(recipe);
+  return pair;
+}
+
 /** Fill every `{var}` (and RFC 6570 `{+var}`, `{/var}` …) of a URI template with `value`. */
 export function fillTemplate(template: string, value: string): string {
   return template.replace(/\{([+#./;?&]?)[^}]*\}/g, (_, op: string) =>

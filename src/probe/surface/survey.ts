@@ -14,10 +14,12 @@ import {
   ask,
   callThrough,
   describe,
+  drivenOnce,
   readOutcome,
   resultOf,
   toolCall,
   type Call,
+  type Driven,
 } from '../driver/rounds.js';
 import { makeCanary, shows } from '../evidence/markers.js';
 import {
@@ -44,6 +46,7 @@ import {
   consumerCall,
   fillTemplate,
   handOn,
+  handOnPair,
   isReader,
   recipeName,
   type FlowRecipe,
@@ -103,6 +106,8 @@ export interface Offer {
   readonly minter: Minter;
   /** The canary planted in the minting call: an answer that shows it is about the minted object. */
   readonly canary?: string;
+  /** The minting call as A drove it, when a tool minted the value (see {@link handOnPair}). */
+  readonly minting?: Driven;
 }
 
 // Words that say nothing about what a value is.
@@ -278,14 +283,12 @@ async function mintTool(
     return true;
   }
   if (first.reading === 'failure') return true;
-  const sent: unknown[] = [call.params];
-  let answers: unknown[] = [resultOf(first.exchange)];
-  if (first.asked !== undefined) {
-    // Input asked without a state: the server keeps it; drive it through to see what it mints.
-    const driven = await callThrough(ctx, call, 'A', `${label}, driven through`);
-    answers = driven.answers;
-    sent.splice(0, sent.length, ...driven.sent);
-  }
+  // Input asked without a state: the server keeps it; drive it through to see what it mints.
+  const minting =
+    first.asked === undefined
+      ? drivenOnce(call, first)
+      : await callThrough(ctx, call, 'A', `${label}, driven through`);
+  const { answers, sent } = minting;
   const again = await callThrough(ctx, call, 'A', `${label}, again (what differs was minted)`);
   if (spent(again.exchange)) {
     unreached(run, rest, 'not minted twice', again.exchange);
@@ -294,7 +297,8 @@ async function mintTool(
   failed(run, tool.name, again.exchange);
   for (const found of harvestMint(answers, again.answered ? again.answers : [], sent))
     // The caller's own name is never a handle, however the server spells it back.
-    if (ctx.identityOf(found.value) === undefined) run.offers.push({ found, minter: tool, canary });
+    if (ctx.identityOf(found.value) === undefined)
+      run.offers.push({ found, minter: tool, canary, minting });
   return true;
 }
 
@@ -441,6 +445,10 @@ async function offerOneByOne(
       checked: strict,
     };
     run.handles.push(recipe);
+    if (offer.minting !== undefined && offer.canary !== undefined && first.asked === undefined) {
+      const minted = { driven: offer.minting, canary: offer.canary, handle: offer.found.value };
+      handOnPair(recipe, { minted, read: drivenOnce(call, first) });
+    }
     if (first.asked?.state !== undefined)
       run.flows.push(handingOn(toolFlow(tool, recipe), first, offer.canary, offer.found.value));
     return 'taken';

@@ -1,6 +1,12 @@
 import { HANDLE_HIJACKING, STATEFUL_TOOLS } from '../../model/references.js';
 import { defineProbe, errored, skipped } from '../../model/probe.js';
-import { mint, othersOf, recipeName, type HandleRecipe } from '../../surface/recipes.js';
+import {
+  mint,
+  othersOf,
+  recipeName,
+  takeHandedPair,
+  type HandleRecipe,
+} from '../../surface/recipes.js';
 import { describe } from '../../driver/rounds.js';
 import { tryHandlePair } from '../../experiments/handle-trial.js';
 import { makeCanary } from '../../evidence/markers.js';
@@ -87,6 +93,18 @@ export default defineProbe({
     }
     const trials: Trial[] = [];
     for (const recipe of recipes.slice(0, 3)) {
+      const handed = takeHandedPair(recipe);
+      if (handed !== undefined) {
+        // Discovery's first mint and read of this recipe are A's own: the same requests, sent once.
+        ctx.cite(
+          `${recipeName(recipe)}: A's mint and A's read of its handle handed on from discovery`,
+          [handed.minted.driven.exchange, handed.read.exchange],
+        );
+        const trial = await tryHandlePair(ctx, recipe, handed.minted, handed.read);
+        trials.push(trial);
+        if (trial.decision?.verdict === 'confirmed' || trial.outOfBudget) break;
+        continue;
+      }
       const first = await mint(ctx, recipe, 'A', 'A mints', makeCanary('handle-a'));
       if (!first.driven.answered && first.driven.reading === 'failure') {
         return errored(
