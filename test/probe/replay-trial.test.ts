@@ -70,9 +70,9 @@ const HELD = (observed: string) => ({
   bOwnFlowAccepted: { held: true, expected: "B's own flow is accepted (B is live)", observed },
 });
 const OWN_FLOWS = [
-  // A's flow is the scan's shared setup (prepared and run untouched once for every probe).
-  'shared export_workspace: open_workspace → export_workspace.workspace_id as A',
-  'export_workspace: round 1 as A',
+  // A's flow is the scan's shared setup (run untouched once for every probe), on discovery's
+  // round 1, its state unsent, around discovery's handle.
+  "survey: export_workspace.workspace_id offered open_workspace's value",
   'export_workspace: untouched retry (spec answers)',
   'replay-b: open_workspace → export_workspace.workspace_id as B',
   'export_workspace as B: round 1',
@@ -81,7 +81,11 @@ const OWN_FLOWS = [
 const SHARED = 'export_workspace on open_workspace → export_workspace.workspace_id as A';
 const sharedNote = (key: string): string =>
   `shared setup (${key}): sent once for every probe that needs it, counted in the report's shared requests`;
-const SHARED_NOTES = [SHARED, `${SHARED}, run untouched`].map(sharedNote);
+const SHARED_NOTES = [
+  sharedNote(SHARED),
+  'export_workspace: round 1 as A handed on from discovery, its state unsent',
+  sharedNote(`${SHARED}, run untouched`),
+];
 // B's replay on A's call at round 1 is the error oracle's presentation too: shared setup.
 const SHARED_REPLAY = sharedNote(`${SHARED}, A's untouched state sent by B`);
 const ON_A = [

@@ -83,12 +83,7 @@ const handed = new WeakMap<FlowRecipe, HandedRound>();
  * around `round.canary` and `round.handle` (so a taker reads it as its own round 1 would read).
  */
 export function handOn(flow: FlowRecipe, round: HandedRound): void {
-  // Only a request that carries neither a handle nor a canary: either changes the length of what
-  // the server hands out (a label the state carries), so the state would not have the shape the
-  // shared setup's own round 1 gets, and a random state of that shape may read otherwise.
-  const same = sameCall(flow.build(round.canary, round.handle), round.call);
-  if (same && round.handle === undefined && sameCall(flow.build(''), round.call))
-    handed.set(flow, round);
+  if (sameCall(flow.build(round.canary, round.handle), round.call)) handed.set(flow, round);
 }
 
 /** `flow`'s round 1 as discovery asked it as `identity`, once; afterwards undefined. */
