@@ -11,12 +11,13 @@
  * do not declare, `state/error-oracle` sent its noise control only where two refusals differ, and
  * it shared `state/replay-request`'s mismatch; 60 and 64 before the handle probe took discovery's
  * first mint and read as A's, and discovery handed on its round 1s around a handle or a canary too;
- * the issue's goal, 45, is not reached yet).
+ * 58 over HTTP before `transport/origin` read the opening's request as A instead of sending it
+ * again; the issue's goal, 45, is not reached yet).
  */
 import { describe, expect, it } from 'vitest';
 import { countedScan, unexpected } from '../../harness/bench/suites/scan-requests.js';
 
-const BUDGET = { stdio: 54, http: 58 } as const;
+const BUDGET = { stdio: 54, http: 57 } as const;
 
 describe.each(['stdio', 'http'] as const)(
   'a whole scan of the flawed fixture over %s',

@@ -105,7 +105,7 @@ describe('transport/origin', () => {
       req.on('data', (c: Buffer) => (body += c.toString()));
       req.on('end', () => {
         const { id, method } = JSON.parse(body) as { id: number; method: string };
-        seen.push({ ...req.headers });
+        seen.push({ ...req.headers, method });
         res.setHeader('content-type', 'application/json');
         if (req.headers.authorization === undefined) {
           res.statusCode = 401;
@@ -131,6 +131,21 @@ describe('transport/origin', () => {
     const withOrigin = seen.filter((h) => h['origin'] !== undefined);
     expect(withOrigin.map((h) => h['authorization'] !== undefined)).toEqual([true]);
     for (const h of withOrigin) expect(String(h['host'])).toContain('127.0.0.1');
+    // The ordinary request as A is the opening's tools/list: cited, not sent again.
+    const asA = seen.filter(
+      (h) =>
+        h['method'] === 'tools/list' &&
+        h['authorization'] !== undefined &&
+        h['origin'] === undefined,
+    );
+    expect(asA).toHaveLength(1);
+    expect(r.evidence).toContainEqual(
+      expect.objectContaining({
+        kind: 'note',
+        text: "tools/list as A: the opening's request, the same one, cited and not sent again",
+      }),
+    );
+    expect(r.controls['ordinaryRequestAnswered']?.held).toBe(true);
   });
 
   it('sends no credential with a foreign Origin or Host, and needs no ping', async () => {

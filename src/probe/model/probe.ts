@@ -128,6 +128,11 @@ export interface ProbeContext {
    * its evidence shows every request its decision reads.
    */
   cite(text: string, exchanges: readonly Exchange[]): void;
+  /**
+   * The opening's first exchange of `method`, sent as A without params, if it sent one: a probe
+   * whose control is that very request reads it (and cites it) rather than sending it again.
+   */
+  opened(method: string): Exchange | undefined;
   /** Which identity `value` is (its secret as the server may echo it), if either. */
   identityOf(value: string): IdentityName | undefined;
   /** The scan's shared setup; absent outside a scan's probe pass (the probe then makes its own). */

@@ -181,5 +181,7 @@ export interface ScanSession {
   ): Promise<Exchange>;
   /** A legacy HTTP server's sessions (absent over stdio). */
   readonly sessions?: LegacySessions;
+  /** The opening's first exchange of `method`, sent as A without params, if it sent one. */
+  opened?(method: string): Exchange | undefined;
   close(): Promise<void>;
 }

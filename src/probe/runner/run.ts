@@ -307,6 +307,7 @@ function contextOf(rec: Recorder, sink?: SetupSink): ProbeContext {
       );
     },
     identityOf: (value) => redactor.identityOf(value),
+    opened: (method) => session.opened?.(method),
     ...(options.setup === undefined || sink !== undefined
       ? {}
       : { setup: sharedSetupOf(rec, options.setup) }),

@@ -8,7 +8,7 @@
  * and sessions (`legacy-handshake.ts`, `legacy-sessions.ts`), and the lists (`session-lists.ts`).
  */
 import type { Evidence } from '../model/evidence.js';
-import type { ProtocolInfo } from '../model/wire.js';
+import type { Exchange, ProtocolInfo } from '../model/wire.js';
 import type { Target } from '../model/target.js';
 import type { ToolInfo } from '../model/tools.js';
 import { learnEra } from './session-era.js';
@@ -59,7 +59,7 @@ function refusedIdentity(evidence: readonly Evidence[]): string | undefined {
 }
 
 /** The opening's requests, as A, each recorded in `evidence`. */
-function openingStep(wire: Wire, evidence: Evidence[]): OpeningStep {
+function openingStep(wire: Wire, evidence: Evidence[], bare: Map<string, Exchange>): OpeningStep {
   const { target, options } = wire;
   // Only the very first exchange with a stdio child waits for the process to start.
   let startup = target.kind === 'stdio' ? (options.startupTimeoutMs ?? 0) : 0;
@@ -78,6 +78,7 @@ function openingStep(wire: Wire, evidence: Evidence[]): OpeningStep {
       limit,
     );
     evidence.push(...(exchange.earlier ?? []), exchange.evidence);
+    if (Object.keys(params).length === 0 && !bare.has(method)) bare.set(method, exchange);
     return exchange.outcome;
   };
 }
@@ -86,7 +87,8 @@ function openingStep(wire: Wire, evidence: Evidence[]): OpeningStep {
 export async function openSession(target: Target, options: SessionOptions): Promise<OpenedSession> {
   const wire = createWire(target, options);
   const evidence: Evidence[] = [];
-  const step = openingStep(wire, evidence);
+  const bare = new Map<string, Exchange>();
+  const step = openingStep(wire, evidence, bare);
   const learnt = await learnEra(wire, step);
   const { era, deviations } = learnt;
   const tools: ToolInfo[] = [];
@@ -126,6 +128,7 @@ export async function openSession(target: Target, options: SessionOptions): Prom
     transport: target.kind,
     protocol,
     request: (method, params, opts) => request(wire, method, params, opts),
+    opened: (method) => bare.get(method),
     ...(target.kind === 'http' ? { sessions: legacySessions(wire) } : {}),
     takeStderr: () => wire.channel.takeStderr(),
     close: () => wire.channel.close(),

@@ -17,9 +17,10 @@ the server has it, \`initialize\` on a 2025-11-25 server, else \`tools/list\`), 
 \`--header\`, no session id: behind a shared ingress a foreign \`Host\` reaches another application,
 which must not receive the user's token): once as any client would, once with
 \`Origin: ${'https://stateguard-rebinding.invalid'}\`, once with a foreign \`Host\`. A server that
-answers 401 without credentials says nothing about its Origin check that way, so the ordinary and
-the foreign-Origin requests are then sent again as A, to the target's own \`Host\` (the foreign-Host
-request never carries a credential). **Confirmed** when the foreign-Origin request gets the ordinary
+answers 401 without credentials says nothing about its Origin check that way, so the foreign-Origin
+request is then sent again as A, to the target's own \`Host\` (the foreign-Host request never carries
+a credential); the ordinary request as A is the one the scan sent when it opened the target, cited
+from there (sent again only when that answer was not a 2xx result). **Confirmed** when the foreign-Origin request gets the ordinary
 answer (a 2xx JSON-RPC result). **Refuted** on 403. Anything else (another 4xx, a 5xx, a timeout, an in-band error,
 403 to both) is \`errored\` with the answers named: an outage is never read either way.
 
@@ -93,7 +94,17 @@ export default defineProbe({
     // the target's own Host, which reaches this application and no other.
     const anonymous = await send(method);
     const needsCredentials = statusOf(anonymous) === 401;
-    const plain = needsCredentials ? await send(method, undefined, true) : anonymous;
+    // The ordinary request as A is the opening's very request: read, not sent again.
+    const opened = needsCredentials ? ctx.opened(method) : undefined;
+    if (opened !== undefined && ordinary(opened))
+      ctx.cite(`${method} as A: the opening's request, the same one, cited and not sent again`, [
+        opened,
+      ]);
+    const plain = !needsCredentials
+      ? anonymous
+      : opened !== undefined && ordinary(opened)
+        ? opened
+        : await send(method, undefined, true);
     const decided = ordinary(plain);
     ctx.control('ordinaryRequestAnswered', {
       held: decided,
