@@ -57,6 +57,11 @@ export interface ProbeServerOptions {
   /** Each caller's first round 1 of `export_workspace` only: every later one is a tool error. */
   readonly exportsOnce?: boolean;
   /**
+   * Two destructive consumers of a workspace: `archive_workspace`, a flow like the export, and
+   * `delete_workspace`, which deletes it at once.
+   */
+  readonly deleter?: boolean;
+  /**
    * Only the first principal that calls a tool is served: every other gets a tool error on every
    * tool (`all`), on `export_workspace` only (`flow`) or on `read_workspace` only (`read`).
    */
@@ -171,6 +176,14 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
         readOnlyHint: true,
         destructiveHint: true,
       }),
+    );
+  }
+  if (options.deleter) {
+    tools.push(
+      flowTool('archive_workspace', 'Archive a workspace. Asks to confirm.', {
+        destructiveHint: true,
+      }),
+      flowTool('delete_workspace', 'Delete a workspace at once.', { destructiveHint: true }),
     );
   }
   if (options.numericIds) {
@@ -304,6 +317,11 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
     }
     const ws = lookup(String(args['workspace_id'] ?? ''), principal);
     const state = params['requestState'];
+    if (name === 'delete_workspace') {
+      if (ws === undefined) return unknown();
+      for (const [k, w] of workspaces) if (w === ws) workspaces.delete(k);
+      return text('deleted');
+    }
     if (name === 'read_workspace') {
       if (ws === undefined) return unknown();
       key(ws.owner !== principal);

@@ -86,6 +86,11 @@ export function handOn(flow: FlowRecipe, round: HandedRound): void {
   if (sameCall(flow.build(round.canary, round.handle), round.call)) handed.set(flow, round);
 }
 
+/** Withdraws `flow`'s handed round: a later call of discovery's may have consumed its handle. */
+export function withdrawHanded(flow: FlowRecipe): void {
+  handed.delete(flow);
+}
+
 /** `flow`'s round 1 as discovery asked it as `identity`, once; afterwards undefined. */
 export function takeHanded(flow: FlowRecipe, identity: IdentityName): HandedRound | undefined {
   const round = handed.get(flow);
@@ -115,6 +120,11 @@ const handedPairs = new WeakMap<HandleRecipe, HandedPair>();
 export function handOnPair(recipe: HandleRecipe, pair: HandedPair): void {
   if (othersOf(recipe).length === 0 && pair.read.answered && pair.read.sent.length === 1)
     handedPairs.set(recipe, pair);
+}
+
+/** Withdraws `recipe`'s handed pair: a later call of discovery's may have consumed its handle. */
+export function withdrawPair(recipe: HandleRecipe): void {
+  handedPairs.delete(recipe);
 }
 
 /** `recipe`'s first pair as discovery made it, once; afterwards undefined. */

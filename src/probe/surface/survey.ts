@@ -48,6 +48,8 @@ import {
   handOn,
   handOnPair,
   isReader,
+  withdrawHanded,
+  withdrawPair,
   recipeName,
   type FlowRecipe,
   type HandleRecipe,
@@ -197,6 +199,44 @@ interface SurveyRun {
   readonly refusedPlaceholder: Set<ToolInfo>;
   /** Tools whose placeholder call decided and asked for nothing: another value may open a flow. */
   readonly unopened: ToolInfo[];
+  /**
+   * What this survey handed on around a minted handle (a flow's round 1, a handle pair), until a
+   * later call of a tool that may write or destroy carries that handle, or acts on everything.
+   */
+  readonly handedOn: HandedOn[];
+}
+
+/** A round or pair handed on around `value`, and how to take it back. */
+interface HandedOn {
+  readonly value: string;
+  withdraw(): void;
+}
+
+/**
+ * `ctx` with every call of a tool that may write or destroy (only the held-back pass makes any)
+ * first withdrawing what the survey handed on around a handle the call carries, or everything
+ * handed on when the tool takes no arguments (it acts on everything there is): a probe must never
+ * take a round or a pair whose handle discovery itself may have consumed since.
+ */
+function guarded(ctx: ProbeContext, handedOn: HandedOn[]): ProbeContext {
+  const request: ProbeContext['request'] = (method, params, options) => {
+    const tool =
+      method === 'tools/call'
+        ? ctx.protocol.tools.find((t) => t.name === params['name'])
+        : undefined;
+    if (tool !== undefined && !byDefault(tool)) {
+      const everything = Object.keys(objectShape(tool.inputSchema).props).length === 0;
+      const args = JSON.stringify(params['arguments'] ?? {});
+      for (let i = handedOn.length - 1; i >= 0; i--) {
+        const h = handedOn[i] as HandedOn;
+        if (!everything && !args.includes(JSON.stringify(h.value).slice(1, -1))) continue;
+        h.withdraw();
+        handedOn.splice(i, 1);
+      }
+    }
+    return ctx.request(method, params, options);
+  };
+  return Object.create(ctx, { request: { value: request } }) as ProbeContext;
 }
 
 /** The tools of one pass: those surveyed, in order, and those called last (`lastly`). */
@@ -445,12 +485,17 @@ async function offerOneByOne(
       checked: strict,
     };
     run.handles.push(recipe);
+    const value = offer.found.value;
     if (offer.minting !== undefined && offer.canary !== undefined && first.asked === undefined) {
-      const minted = { driven: offer.minting, canary: offer.canary, handle: offer.found.value };
+      const minted = { driven: offer.minting, canary: offer.canary, handle: value };
       handOnPair(recipe, { minted, read: drivenOnce(call, first) });
+      run.handedOn.push({ value, withdraw: () => withdrawPair(recipe) });
     }
-    if (first.asked?.state !== undefined)
-      run.flows.push(handingOn(toolFlow(tool, recipe), first, offer.canary, offer.found.value));
+    if (first.asked?.state !== undefined) {
+      const flow = handingOn(toolFlow(tool, recipe), first, offer.canary, value);
+      run.flows.push(flow);
+      run.handedOn.push({ value, withdraw: () => withdrawHanded(flow) });
+    }
     return 'taken';
   }
   return 'not taken';
@@ -665,8 +710,9 @@ function surveyed(run: SurveyRun): SurfaceMap {
 
 /** Runs the survey as identity A: its phases in order, each stopping it when time or budget ran out. */
 export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Promise<SurfaceMap> {
+  const handedOn: HandedOn[] = [];
   const run: SurveyRun = {
-    ctx,
+    ctx: guarded(ctx, handedOn),
     options,
     handles: [],
     flows: [],
@@ -676,6 +722,7 @@ export async function survey(ctx: ProbeContext, options: SurveyOptions = {}): Pr
     offers: options.offers ?? [],
     refusedPlaceholder: new Set(),
     unopened: [],
+    handedOn,
   };
   const pass = toolsOf(ctx, options.only);
   const minters = new Set<Minter>(pass.chosen);
