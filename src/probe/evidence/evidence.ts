@@ -4,6 +4,7 @@
  * report unserialisable.
  */
 import { boundValue, EVIDENCE_LIMITS } from './bound.js';
+import { tokenPieces } from './markers.js';
 import type { Evidence } from '../model/evidence.js';
 import type { IdentityName } from '../model/target.js';
 
@@ -65,12 +66,21 @@ export function createRedactor(
   const named = (Object.entries(identities) as [IdentityName, string | undefined][]).filter(
     (e): e is [IdentityName, string] => typeof e[1] === 'string' && e[1].length > 0,
   );
-  const secrets = [
+  const given = [
     ...named.map(([name, secret]) => ({ secret, placeholder: identityPlaceholder(name), name })),
     ...extra
       .filter((x) => x.value.length > 0)
       .map((x) => ({ secret: x.value, placeholder: x.placeholder, name: undefined })),
-  ].sort((a, b) => b.secret.length - a.secret.length);
+  ];
+  // A probe reads answers as tokens (markers.ts), and a token names what it found in a reason: a
+  // secret ending in a dash is read without it, and must be replaced in that form too. Every long
+  // piece the token reading can cut out of a secret stands for the secret.
+  const pieces = given.flatMap((x) =>
+    tokenPieces(x.secret)
+      .filter((p) => p !== x.secret && p.length >= MIN_SUBSTRING_SECRET)
+      .map((p) => ({ ...x, secret: p })),
+  );
+  const secrets = [...given, ...pieces].sort((a, b) => b.secret.length - a.secret.length);
   const replacers = secrets
     .filter((x) => x.secret.length >= MIN_EMBEDDED_SECRET)
     .map((x) =>

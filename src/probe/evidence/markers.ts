@@ -37,6 +37,14 @@ export function shows(answer: unknown, marker: string): boolean {
 const NOISE = /^(?:[\d.:+\-TZtz]+|true|false|null)$/;
 
 /**
+ * `text` cut into word-like pieces, each trimmed of the punctuation around a word (a full stop, a
+ * dash): how {@link tokensOf} reads a string, and so how a secret can be cut out of an answer.
+ */
+export function tokenPieces(text: string): string[] {
+  return text.split(/[^A-Za-z0-9_.@+/=~-]+/).map((raw) => raw.replace(/^[.\-/=~]+|[.\-/]+$/g, ''));
+}
+
+/**
  * The word-like tokens of a value: of every string in it (keys too) read as text, so a line break
  * or a quote inside a string never glues itself to the next word as JSON escapes would (`\nowner`).
  */
@@ -47,10 +55,8 @@ export function tokensOf(value: unknown): Set<string> {
     budget -= raw0.length;
     // URL-encoded text is read decoded: `%22alice%22` names alice, not `22alice`.
     const text = /%[0-9A-Fa-f]{2}/.test(raw0) ? urlDecoded(raw0) : raw0;
-    for (const raw of text.split(/[^A-Za-z0-9_.@+/=~-]+/)) {
-      const token = raw.replace(/^[.\-/=~]+|[.\-/]+$/g, '');
+    for (const token of tokenPieces(text))
       if (token.length >= 3 && !NOISE.test(token)) out.add(token);
-    }
   };
   const walk = (v: unknown, depth: number): void => {
     if (depth > 32 || budget <= 0) return;

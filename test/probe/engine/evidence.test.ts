@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { boundValue, DEPTH_MARKER, EVIDENCE_LIMITS } from '../../../src/probe/evidence/bound.js';
 import { createRedactor, jsonrpcEvidence } from '../../../src/probe/evidence/evidence.js';
+import { tokensOf } from '../../../src/probe/evidence/markers.js';
 import { IDS } from './helpers.js';
 
 const r = createRedactor(IDS);
@@ -8,6 +9,23 @@ const r = createRedactor(IDS);
 describe('redaction', () => {
   it('replaces identity secrets wherever they appear in a string', () => {
     expect(r.string(`owner=${IDS.A};peer=${IDS.B}`)).toBe('owner=<identity-A>;peer=<identity-B>');
+  });
+
+  it('replaces a secret in every form a token reading cuts it to: one ending in a dash is named without it', () => {
+    // The identities the scanner makes up are base64url: one in 32 ends in "-", and a probe that
+    // names the principal it found (a token of the answer) names it without that dash.
+    const secret = 'stateguard-a-FJoetx6tbHo-zIa-';
+    const dashed = createRedactor({ A: secret });
+    const [token] = [...tokensOf({ text: `done as principal ${secret}.` })].filter((t) =>
+      t.startsWith('stateguard-a'),
+    );
+    expect(token).toBe('stateguard-a-FJoetx6tbHo-zIa');
+    expect(dashed.string(`principal came back: ${token}`)).toBe(
+      'principal came back: <identity-A>',
+    );
+    expect(dashed.string(`owner ${secret} and ${token}`)).toBe(
+      'owner <identity-A> and <identity-A>',
+    );
   });
 
   it('replaces any other bearer token', () => {
