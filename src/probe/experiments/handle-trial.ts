@@ -498,9 +498,9 @@ function pickSlot(trial: Trial, judged: readonly Judged[]): Trial['decision'] {
 
 /**
  * One recipe, tried with the handle A minted (`mintA`) and, when discovery made it, A's read of it
- * (`readBefore`): B and A mint again, each reads its own, B presents a forged handle, then A's. The trial records the controls (`bMintsOwnHandle`,
- * `bothIdentitiesLive`, `forgedHandleDecided`, `serverTellsApart`) and its decision; see the
- * probe's rationale for how each is read.
+ * (`readBefore`): B and A mint again, each reads its own, B presents a forged handle, then A's.
+ * The trial records the controls (`bMintsOwnHandle`, `bothIdentitiesLive`, `forgedHandleDecided`,
+ * `serverTellsApart`) and its decision; see the probe's rationale for how each is read.
  */
 export async function tryHandlePair(
   ctx: ProbeContext,

@@ -20,9 +20,10 @@ which must not receive the user's token): once as any client would, once with
 answers 401 without credentials says nothing about its Origin check that way, so the foreign-Origin
 request is then sent again as A, to the target's own \`Host\` (the foreign-Host request never carries
 a credential); the ordinary request as A is the one the scan sent when it opened the target, cited
-from there (sent again only when that answer was not a 2xx result). **Confirmed** when the foreign-Origin request gets the ordinary
-answer (a 2xx JSON-RPC result). **Refuted** on 403. Anything else (another 4xx, a 5xx, a timeout, an in-band error,
-403 to both) is \`errored\` with the answers named: an outage is never read either way.
+from there (sent again only when that answer was not a 2xx result). **Confirmed** when the
+foreign-Origin request gets the ordinary answer (a 2xx JSON-RPC result). **Refuted** on 403.
+Anything else (another 4xx, a 5xx, a timeout, an in-band error, 403 to both) is \`errored\` with
+the answers named: an outage is never read either way.
 
 Control: the same request without the foreign \`Origin\` is answered with a result, so a 403 means
 the Origin and not the request. A foreign \`Host\` header is a separate defence (it stops
