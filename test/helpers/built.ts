@@ -39,7 +39,7 @@ import { removeStale, SCRATCH } from './scratch.js';
 
 const PREFIX = 'suite-build-';
 /** Raised when the build itself changes, so older builds are not reused. */
-const BUILD_FORMAT = '4';
+const BUILD_FORMAT = '5';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -126,6 +126,9 @@ function bundleVendored(root: string): void {
     absWorkingDir: REPO_ROOT,
     nodePaths: [join(REPO_ROOT, 'node_modules')],
     logLevel: 'error',
+    // Less to parse at each start (about 0.02 CPU-s); names are kept, so errors read the same.
+    minifyWhitespace: true,
+    minifySyntax: true,
     // The CommonJS the SDK bundles (ajv) requires Node's modules.
     banner: {
       js: "import { createRequire as vendorRequire } from 'node:module'; const require = vendorRequire(import.meta.url);",
