@@ -101,7 +101,7 @@ function parseCheckArgs(argv: readonly string[]): CheckArgs | 'help' {
 /** Runs `stateguard check`; resolves with the exit code. */
 export async function runCheckCommand(argv: readonly string[]): Promise<number> {
   const err = stderrLine;
-  const read = argsOrExit('check', CHECK_HELP, () => parseCheckArgs(argv));
+  const read = await argsOrExit('check', CHECK_HELP, () => parseCheckArgs(argv));
   if ('exit' in read) return read.exit;
   const { args } = read;
   const started = Date.now();

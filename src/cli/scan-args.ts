@@ -9,14 +9,13 @@ import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { ProbeUsageError } from '../errors.js';
 import type { Baseline } from '../probe/runner/baseline.js';
-import { findProbe, PROBES } from '../probe/runner/registry.js';
-import type { Probe } from '../probe/model/probe.js';
+import { isProbeId, PROBE_IDS } from '../probe/runner/probe-ids.js';
 import type { ExtraSecret } from '../probe/evidence/evidence.js';
 import { SCAN_DEFAULTS } from '../probe/runner/defaults.js';
 import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/target/session-options.js';
 import type { HttpTls, Target } from '../probe/model/target.js';
-import { EVIDENCE_MODES, isReportFormat, REPORT_FORMATS } from '../report/index.js';
-import type { EvidenceMode, ReportFormat } from '../report/index.js';
+import { EVIDENCE_MODES, isReportFormat, REPORT_FORMATS } from '../report/formats.js';
+import type { EvidenceMode, ReportFormat } from '../report/formats.js';
 import { parseSarifLocation, sourceRootOf } from '../report/sarif-location.js';
 import { parseArgsMessage } from '../parse-args-message.js';
 import { parseDuration } from './duration.js';
@@ -39,7 +38,6 @@ import {
 
 export type { HeaderLine } from './header-line.js';
 
-export { SCAN_HELP } from './scan-help.js';
 export { splitCommandLine } from './command-line.js';
 
 /** A validated `scan` invocation: one target, the servers of client configurations, or a registry's. */
@@ -60,7 +58,8 @@ export type ScanArgs = CommonScanArgs &
 
 /** What every `scan` invocation carries. */
 export interface CommonScanArgs {
-  readonly probes: readonly Probe[];
+  /** The probes to run, by id (probe-ids.ts), in registry order: scan-common.ts loads them. */
+  readonly probeIds: readonly string[];
   readonly identities: { A?: string; B?: string };
   readonly principalMetaKey: string;
   readonly identityHeader?: HeaderLine;
@@ -166,18 +165,18 @@ function count(flag: string, value: string | undefined, fallback: number): numbe
   return n;
 }
 
-function selectProbes(only: readonly string[], skip: readonly string[]): Probe[] {
-  const ids = PROBES.map((p) => p.id).join(', ') || 'none registered';
-  const lookup = (flag: string, id: string): Probe => {
-    const probe = findProbe(id);
-    if (!probe)
+/** The ids `--probe` and `--skip-probe` leave, checked against the ids alone (no probe loads). */
+function selectProbes(only: readonly string[], skip: readonly string[]): string[] {
+  const ids = PROBE_IDS.join(', ') || 'none registered';
+  const lookup = (flag: string, id: string): string => {
+    if (!isProbeId(id))
       throw new ProbeUsageError(
         `unknown probe '${id}'${flag === 'probe' ? '' : ` in --${flag}`} (${ids})`,
       );
-    return probe;
+    return id;
   };
   const chosen =
-    only.length > 0 ? [...new Set(only.map((id) => lookup('probe', id)))] : [...PROBES];
+    only.length > 0 ? [...new Set(only.map((id) => lookup('probe', id)))] : [...PROBE_IDS];
   const skipped = new Set(skip.map((id) => lookup('skip-probe', id)));
   const left = chosen.filter((p) => !skipped.has(p));
   if (left.length === 0) throw new ProbeUsageError('--skip-probe leaves no probe to run');
@@ -251,7 +250,7 @@ export function parseScanArgs(
     throw new ProbeUsageError(`unknown --format '${format}' (${REPORT_FORMATS.join(', ')})`);
   const source = scanSource(values, format);
   const evidence = evidenceMode(values.evidence);
-  const probes = selectProbes(values.probe ?? [], values['skip-probe'] ?? []);
+  const probeIds = selectProbes(values.probe ?? [], values['skip-probe'] ?? []);
   const engine = engineMode(values, format, env);
   const named = namedIdentities(values, engine, env);
   checkFileNames(values);
@@ -283,7 +282,7 @@ export function parseScanArgs(
       ? { ...t, env: launch.env }
       : t;
   const common: CommonScanArgs = {
-    probes,
+    probeIds,
     identities,
     principalMetaKey: who.principalMetaKey,
     ...(who.identityHeader === undefined ? {} : { identityHeader: who.identityHeader }),

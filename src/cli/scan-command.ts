@@ -3,23 +3,11 @@
  *
  * A report is written whatever happened to the target (unreachable, missing command, hanging):
  * only bad usage ends without one (exit 2). The scanner itself (`scan-run.ts`) loads only once the
- * arguments are valid: a usage error or `--help` does not pay for it.
+ * arguments are valid, and the help text only for `--help`: a usage error does not pay for either.
  */
 import { argsOrExit, stderrLine } from './subcommand.js';
-import { certXGenErrored } from '../report/cert-x-gen.js';
-import { parseScanArgs, SCAN_HELP } from './scan-args.js';
+import { parseScanArgs } from './scan-args.js';
 import { engineRequested } from './engine-env.js';
-
-// What both scan commands share moved to scan-common.ts (no import cycle); importers keep this path.
-export {
-  deliver,
-  exitCodeOf,
-  progressLine,
-  renderOptions,
-  sharedScanConfig,
-  unmatchedLines,
-  writeBaseline,
-} from './scan-common.js';
 
 /** Runs `stateguard scan` with these arguments; resolves with the exit code. */
 export async function runScanCommand(argv: readonly string[]): Promise<number> {
@@ -27,13 +15,14 @@ export async function runScanCommand(argv: readonly string[]): Promise<number> {
   // escaped, never obeyed, and one line each (report/visible.ts): a value's newline cannot start a
   // line of its own (a CI runner's workflow command, a forged progress line).
   const err = stderrLine;
-  const read = argsOrExit(
+  const read = await argsOrExit(
     'scan',
-    SCAN_HELP,
+    async () => (await import('./scan-help.js')).SCAN_HELP,
     () => parseScanArgs(argv, process.env),
-    (message) => {
+    async (message) => {
       // The engine discards the output of a template that exits non-zero: say it in the document.
       if (!engineRequested(argv, process.env)) return undefined;
+      const { certXGenErrored } = await import('../report/cert-x-gen.js');
       process.stdout.write(certXGenErrored(`stateguard: ${message}`));
       return 0;
     },

@@ -7,6 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import { failsRun, UNMATCHED_REASON } from '../probe/runner/baseline.js';
 import { nothingDecided, undecidedSurface } from '../probe/runner/decided.js';
+import { probesById } from '../probe/runner/registry.js';
 import type { ScanProgress } from '../probe/runner/scan.js';
 import type { BaselineSummary, RunReport } from '../probe/model/report.js';
 import { clipWords } from '../report/plan.js';
@@ -136,7 +137,7 @@ export function unmatchedLines(baseline: BaselineSummary, err: (line: string) =>
 /** What every scan takes from the flags, whatever its target (one, or each configured server). */
 export function sharedScanConfig(args: CommonScanArgs): SharedScanConfig {
   return {
-    probes: args.probes,
+    probes: probesById(args.probeIds),
     principalMetaKey: args.principalMetaKey,
     ...(args.identityHeader === undefined ? {} : { identityHeader: args.identityHeader }),
     ...(args.identityEnv === undefined ? {} : { identityEnv: args.identityEnv }),

@@ -2,11 +2,11 @@
  * `stateguard scan --help`. Every flag `parseArgs` accepts is documented here, and the flag table in
  * docs/scanner.md lists the same flags (test/cli/help-table.test.ts holds both to that).
  */
-import { PROBES } from '../probe/runner/registry.js';
+import { PROBE_IDS } from '../probe/runner/probe-ids.js';
 import { SCAN_DEFAULTS } from '../probe/runner/defaults.js';
 import { DEFAULT_PRINCIPAL_META_KEY } from '../probe/target/session-options.js';
 import { STDIO_CLOSE_GRACE_MS } from '../probe/target/stdio.js';
-import { COMBINED_FORMATS, EVIDENCE_MODES, REPORT_FORMATS } from '../report/index.js';
+import { COMBINED_FORMATS, EVIDENCE_MODES, REPORT_FORMATS } from '../report/formats.js';
 import { DEFAULT_CONCURRENCY, MAX_CONCURRENCY } from './config/select.js';
 
 /** The help text; it documents every flag `parseArgs` accepts. */
@@ -82,7 +82,7 @@ Identities (default: two random ones per run):
                                --header 'X-Tenant: acme'; values are redacted in reports
 
 Selection:
-  --probe <id>                 run only this probe (repeatable); ids: ${PROBES.map((p) => p.id).join(', ') || '(none registered)'}
+  --probe <id>                 run only this probe (repeatable); ids: ${PROBE_IDS.join(', ') || '(none registered)'}
   --skip-probe <id>            do not run this probe (repeatable), e.g. --skip-probe
                                handle/cross-principal for a single-user stdio server
   --plan                       print the call plan and call nothing: every tool, prompt and

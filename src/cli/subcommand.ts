@@ -12,28 +12,29 @@ export const stderrLine = (line: string): void => {
 
 /**
  * The arguments of `stateguard <name>`, or the exit code when there is nothing to run: 0 after the
- * help, 2 after a usage error. `onUsage` may answer a usage error its own way (the engine's
- * document) by returning the exit code; otherwise the hint follows the error.
+ * help, 2 after a usage error. `help` may be a loader, so that only `--help` loads the text and what
+ * it quotes. `onUsage` may answer a usage error its own way (the engine's document) by resolving
+ * with the exit code; otherwise the hint follows the error.
  */
-export function argsOrExit<T>(
+export async function argsOrExit<T>(
   name: string,
-  help: string,
+  help: string | (() => Promise<string>),
   parse: () => T | 'help',
-  onUsage?: (message: string) => number | undefined,
-): { readonly args: T } | { readonly exit: number } {
+  onUsage?: (message: string) => Promise<number | undefined>,
+): Promise<{ readonly args: T } | { readonly exit: number }> {
   let parsed: T | 'help';
   try {
     parsed = parse();
   } catch (error) {
     if (!(error instanceof ProbeUsageError)) throw error;
     stderrLine(`stateguard ${name}: ${error.message}`);
-    const own = onUsage?.(error.message);
+    const own = await onUsage?.(error.message);
     if (own !== undefined) return { exit: own };
     stderrLine(`Try 'stateguard ${name} --help'.`);
     return { exit: 2 };
   }
   if (parsed === 'help') {
-    process.stdout.write(help);
+    process.stdout.write(typeof help === 'string' ? help : await help());
     return { exit: 0 };
   }
   return { args: parsed };

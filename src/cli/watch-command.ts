@@ -150,7 +150,7 @@ export async function runWatchCommand(argv: readonly string[]): Promise<number> 
     const { runWrapCommand } = await import('./wrap-command.js');
     return runWrapCommand(first, rest, err);
   }
-  const read = argsOrExit('watch', WATCH_HELP, () => parseWatchArgs(argv));
+  const read = await argsOrExit('watch', WATCH_HELP, () => parseWatchArgs(argv));
   if ('exit' in read) return read.exit;
   const run = read.args;
   if (run.target.kind === 'http' && !/^(127\.|::1$|localhost$)/.test(run.target.host))

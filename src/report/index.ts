@@ -9,8 +9,9 @@ import { markdown } from './markdown.js';
 import { sarif } from './sarif.js';
 import { text } from './text.js';
 import type { Reporter } from './types.js';
+import type { ReportFormat } from './formats.js';
 
-/** Every output format by id. */
+/** Every output format by id: each of formats.ts's ids, and no other. */
 export const REPORTERS = {
   text,
   json,
@@ -19,23 +20,10 @@ export const REPORTERS = {
   markdown,
   html,
   'cert-x-gen': certXGen,
-} satisfies Record<string, Reporter>;
+} satisfies Record<ReportFormat, Reporter>;
 
-/** A format id. */
-export type ReportFormat = keyof typeof REPORTERS;
-
-/** The format ids, for help text and validation. */
-export const REPORT_FORMATS = Object.keys(REPORTERS) as ReportFormat[];
-
-/** The formats with a report of several servers (`--config`). */
-export const COMBINED_FORMATS: ReportFormat[] = REPORT_FORMATS.filter(
-  (id) => (REPORTERS[id] as Reporter).renderCombined !== undefined,
-);
-
-/** True when `id` names a format. */
-export function isReportFormat(id: string): id is ReportFormat {
-  return Object.hasOwn(REPORTERS, id);
-}
+export { COMBINED_FORMATS, isReportFormat, REPORT_FORMATS } from './formats.js';
+export type { ReportFormat } from './formats.js';
 
 export type { Reporter, RenderOptions, EvidenceMode } from './types.js';
 export { EVIDENCE_MODES } from './types.js';

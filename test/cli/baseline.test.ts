@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { quote } from 'shell-quote';
 import { afterAll, describe, expect, it } from 'vitest';
-import { exitCodeOf } from '../../src/cli/scan-command.js';
+import { exitCodeOf } from '../../src/cli/scan-common.js';
 import { ProbeUsageError } from '../../src/errors.js';
 import type { Mode } from '../../src/fixture/flaws.js';
 import { applyBaseline, parseBaseline, targetKey } from '../../src/probe/runner/baseline.js';

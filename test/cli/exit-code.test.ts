@@ -4,7 +4,7 @@
  * still exits 1 whatever else happened.
  */
 import { describe, expect, it } from 'vitest';
-import { exitCodeOf } from '../../src/cli/scan-command.js';
+import { exitCodeOf } from '../../src/cli/scan-common.js';
 import { nothingDecided, undecidedCount } from '../../src/probe/runner/decided.js';
 import type { ProbeResult, RunReport } from '../../src/probe/model/report.js';
 import type { Verdict } from '../../src/probe/model/probe.js';

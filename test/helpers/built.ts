@@ -10,6 +10,11 @@
  * package.json), so an unchanged source is built once and reused by later runs, and a run never
  * reads a build of other source: it is written aside and renamed into place whole. A rerun in watch
  * mode builds again. Builds unused for a day are removed.
+ *
+ * zod and the official SDK's packages, which every server child loads (the fixture, the twins, the
+ * examples), are bundled into the build's `vendor/` (esbuild, the one tsx already runs on), and the
+ * build's imports of them point there: a child then reads a few files instead of about 120 modules,
+ * about 0.08 CPU-s less per start. The same code runs, from one file instead of many.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -24,7 +29,9 @@ import {
   utimesSync,
   writeFileSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
+import type * as Esbuild from 'esbuild';
 import ts from 'typescript';
 import type { TestProject } from 'vitest/node';
 import { REPO_ROOT } from './spawn-stdio.js';
@@ -32,7 +39,7 @@ import { removeStale, SCRATCH } from './scratch.js';
 
 const PREFIX = 'suite-build-';
 /** Raised when the build itself changes, so older builds are not reused. */
-const BUILD_FORMAT = '3';
+const BUILD_FORMAT = '5';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -61,6 +68,76 @@ function rootFiles(): string[] {
 }
 
 /**
+ * The packages bundled into `<root>/vendor/`, as the source imports them. One bundle with shared
+ * chunks, so a child that imports several of them holds one copy of zod and of the SDK's core.
+ */
+const VENDORED = [
+  'zod',
+  '@modelcontextprotocol/server',
+  '@modelcontextprotocol/server/stdio',
+  '@modelcontextprotocol/node',
+  '@modelcontextprotocol/client',
+] as const;
+
+/**
+ * Files whose imports keep node_modules' copies: the twin on the SDK's version 1, which hands its
+ * zod schemas to that SDK, and that SDK loads zod from node_modules.
+ */
+const UNVENDORED = join('harness', 'twins', 'tasks-v1') + '/';
+
+/** A vendored package's bundle, as a file name. */
+const vendorName = (spec: string): string => `${spec.replace(/^@/, '').replaceAll('/', '__')}.js`;
+
+/** An import or export of a vendored package, by its exact specifier. */
+const VENDORED_IMPORT = new RegExp(
+  `(\\bfrom\\s*|\\bimport\\s*\\(\\s*|\\bimport\\s+)(['"])(${VENDORED.map((v) => v.replaceAll('/', '\\/')).join('|')})\\2`,
+  'g',
+);
+
+/** `code` of the build file `out` with its imports of vendored packages pointed at `<root>/vendor/`. */
+function toVendor(code: string, out: string, root: string): string {
+  if (relative(root, out).startsWith(UNVENDORED)) return code;
+  return code.replace(VENDORED_IMPORT, (_, lead: string, quote: string, spec: string) => {
+    const path = relative(dirname(out), join(root, 'vendor', vendorName(spec)));
+    return `${lead}${quote}${path.startsWith('.') ? path : `./${path}`}${quote}`;
+  });
+}
+
+/** Bundles {@link VENDORED} into `<root>/vendor/` with tsx's esbuild. */
+function bundleVendored(root: string): void {
+  const fromTsx = createRequire(createRequire(join(REPO_ROOT, 'package.json')).resolve('tsx'));
+  const esbuild = fromTsx('esbuild') as typeof Esbuild;
+  const entries = join(root, 'vendor-entries');
+  mkdirSync(entries, { recursive: true });
+  const entryPoints: Record<string, string> = {};
+  for (const spec of VENDORED) {
+    const entry = join(entries, vendorName(spec));
+    writeFileSync(entry, `export * from '${spec}';\n`);
+    entryPoints[vendorName(spec).replace(/\.js$/, '')] = entry;
+  }
+  esbuild.buildSync({
+    entryPoints,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    outdir: join(root, 'vendor'),
+    absWorkingDir: REPO_ROOT,
+    nodePaths: [join(REPO_ROOT, 'node_modules')],
+    logLevel: 'error',
+    // Less to parse at each start (about 0.02 CPU-s); names are kept, so errors read the same.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    // The CommonJS the SDK bundles (ajv) requires Node's modules.
+    banner: {
+      js: "import { createRequire as vendorRequire } from 'node:module'; const require = vendorRequire(import.meta.url);",
+    },
+  });
+  rmSync(entries, { recursive: true, force: true });
+}
+
+/**
  * Transpiles every file of {@link ROOTS}, and each file elsewhere in the repository they import
  * (wherever it lives), into `<root>` at the same relative path as `.js`; copies `package.json` to
  * `<root>` (the source reads it as `../../package.json`).
@@ -79,7 +156,7 @@ export function buildInto(root: string): void {
     const out = join(root, relative(REPO_ROOT, file)).replace(/\.ts$/, '.js');
     const { outputText } = ts.transpileModule(text, { compilerOptions, fileName: file });
     mkdirSync(dirname(out), { recursive: true });
-    writeFileSync(out, outputText);
+    writeFileSync(out, toVendor(outputText, out, root));
     for (const { fileName } of ts.preProcessFile(text, true, true).importedFiles) {
       if (!fileName.startsWith('.') || !fileName.endsWith('.js')) continue;
       const target = join(dirname(file), fileName).replace(/\.js$/, '.ts');
@@ -89,6 +166,7 @@ export function buildInto(root: string): void {
     }
   }
   copyFileSync(join(REPO_ROOT, 'package.json'), join(root, 'package.json'));
+  bundleVendored(root);
 }
 
 /** Top-level folders whose files a build never imports. */
@@ -114,6 +192,9 @@ function buildKey(): string {
     hash.update(`${relative(REPO_ROOT, file)}\0${size}\0${mtimeMs}\0`);
   }
   hash.update(readFileSync(join(REPO_ROOT, 'package.json')));
+  // The vendored bundles are made from what is installed.
+  const lock = join(REPO_ROOT, 'package-lock.json');
+  if (existsSync(lock)) hash.update(readFileSync(lock));
   return hash.digest('hex').slice(0, 16);
 }
 

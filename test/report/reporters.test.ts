@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { REPORTERS, isReportFormat } from '../../src/report/index.js';
+import {
+  COMBINED_FORMATS,
+  isReportFormat,
+  REPORT_FORMATS,
+  REPORTERS,
+  type Reporter,
+} from '../../src/report/index.js';
 import { shortBlob } from '../../src/report/evidence-lines.js';
 import { summaryLine } from '../../src/report/text.js';
 import { blob, report } from './sample-report.js';
@@ -92,6 +98,13 @@ describe('the reporter registry', () => {
       expect(REPORTERS[id as keyof typeof REPORTERS].id).toBe(id);
     }
     expect(isReportFormat('toString')).toBe(false);
+  });
+
+  it('lists in formats.ts (which parsing loads instead of the reporters) the ids and combined formats the reporters have', () => {
+    expect(REPORT_FORMATS).toEqual(Object.keys(REPORTERS));
+    expect(COMBINED_FORMATS).toEqual(
+      REPORT_FORMATS.filter((id) => (REPORTERS[id] as Reporter).renderCombined !== undefined),
+    );
   });
 });
 

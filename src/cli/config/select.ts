@@ -6,7 +6,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { ProbeUsageError } from '../../errors.js';
-import { COMBINED_FORMATS, type ReportFormat } from '../../report/index.js';
+import { COMBINED_FORMATS, type ReportFormat } from '../../report/formats.js';
 import { visibleLine } from '../../report/visible.js';
 import { foundLocations, wellKnownLocations, type Location } from './locations.js';
 import type { ConfigServer } from './formats.js';

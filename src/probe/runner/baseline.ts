@@ -20,7 +20,7 @@
  */
 import { canonicalLine } from './command-words.js';
 import { ProbeUsageError } from '../../errors.js';
-import { findProbe, PROBES } from './registry.js';
+import { isProbeId, PROBE_IDS } from './probe-ids.js';
 import type { BaselineSummary, ProbeResult, RunReport } from '../model/report.js';
 
 /** One accepted finding. */
@@ -127,8 +127,8 @@ export function parseBaseline(text: string, file: string): Baseline {
           `stdio:… or http(s)://…, or a --config server's name), got ${shown(entry)}`,
       );
     }
-    if (!findProbe(probeId)) {
-      throw bad(`unknown probe '${probeId}' (${PROBES.map((p) => p.id).join(', ')})`);
+    if (!isProbeId(probeId)) {
+      throw bad(`unknown probe '${probeId}' (${PROBE_IDS.join(', ')})`);
     }
     if (seen.has(entry)) continue;
     seen.add(entry);

@@ -38,3 +38,12 @@ export const PROBES: readonly Probe[] = [
 export function findProbe(id: string): Probe | undefined {
   return PROBES.find((p) => p.id === id);
 }
+
+/** The probes with these ids (each one a probe has: see probe-ids.ts), in the order given. */
+export function probesById(ids: readonly string[]): Probe[] {
+  return ids.map((id) => {
+    const probe = findProbe(id);
+    if (!probe) throw new Error(`no probe '${id}'`);
+    return probe;
+  });
+}
