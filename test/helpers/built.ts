@@ -12,7 +12,7 @@
  * mode builds again. Builds unused for a day are removed.
  *
  * zod and the official SDK's packages, which every server child loads (the fixture, the twins, the
- * examples), are bundled into the build's `vendor/` (esbuild, the one tsx already runs on), and the
+ * examples), are bundled into the build's `vendor/` (esbuild, the version tsx runs on), and the
  * build's imports of them point there: a child then reads a few files instead of about 120 modules,
  * about 0.08 CPU-s less per start. The same code runs, from one file instead of many.
  */
@@ -103,10 +103,9 @@ function toVendor(code: string, out: string, root: string): string {
   });
 }
 
-/** Bundles {@link VENDORED} into `<root>/vendor/` with tsx's esbuild. */
+/** Bundles {@link VENDORED} into `<root>/vendor/` with esbuild (a dev dependency, tsx's own). */
 function bundleVendored(root: string): void {
-  const fromTsx = createRequire(createRequire(join(REPO_ROOT, 'package.json')).resolve('tsx'));
-  const esbuild = fromTsx('esbuild') as typeof Esbuild;
+  const esbuild = createRequire(join(REPO_ROOT, 'package.json'))('esbuild') as typeof Esbuild;
   const entries = join(root, 'vendor-entries');
   mkdirSync(entries, { recursive: true });
   const entryPoints: Record<string, string> = {};
