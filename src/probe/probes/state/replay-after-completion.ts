@@ -25,6 +25,8 @@ import {
   preparationAs,
   prepareCall,
   sharedFlow,
+  sharedRandomTry,
+  type FoundFlow,
   type Prepared,
 } from '../../experiments/prepare.js';
 import { baselineOf, changedFrom, showDifferences } from '../../experiments/experiment.js';
@@ -100,17 +102,25 @@ async function replayFinal(ctx: ProbeContext, flow: FlowRecipe): Promise<Trial> 
   const done = (d: Trial['decision']): Trial => Object.assign(trial, { decision: d });
   const first = await completedOnce(ctx, flow);
   if ('why' in first) return done(errored(`could not prepare ${flow.subject}: ${first.why}`));
-  const { once, prepared } = first;
+  const { once, prepared, found } = first;
   const { call, subject } = prepared;
   check(trial, 'completedOnce', once.ok, 'the flow completes once as A', establishedAs(once));
   if (!once.ok) return done(errored(`${subject} did not complete once (${establishedAs(once)})`));
 
-  const random = await retryFresh(ctx, call, {
-    owner: 'A',
-    label: 'random blob of the same shape',
-    shape: once.shape,
-    change: randomSameShape,
-  });
+  // The same experiment `state/tamper` and `state/error-oracle` begin with: sent once per scan on a
+  // shared flow.
+  const shared =
+    found === undefined
+      ? undefined
+      : await sharedRandomTry(ctx, found, { owner: 'A', shape: once.shape });
+  const random =
+    shared?.result ??
+    (await retryFresh(ctx, call, {
+      owner: 'A',
+      label: 'random blob of the same shape',
+      shape: once.shape,
+      change: randomSameShape,
+    }));
   const randomReading = random.resumed?.reading ?? readOutcome(random.round1.outcome);
   check(
     trial,
@@ -156,12 +166,16 @@ async function replayFinal(ctx: ProbeContext, flow: FlowRecipe): Promise<Trial> 
 async function completedOnce(
   ctx: ProbeContext,
   flow: FlowRecipe,
-): Promise<{ readonly once: Established; readonly prepared: Prepared } | { readonly why: string }> {
+): Promise<
+  | { readonly once: Established; readonly prepared: Prepared; readonly found?: FoundFlow }
+  | { readonly why: string }
+> {
   const found = (await sharedFlow(ctx, flow, 'A'))?.found;
   if (found !== undefined)
     return {
       once: await establishFlow(ctx, found, 'A', found.prepared.subject),
       prepared: found.prepared,
+      found,
     };
   const prep = await prepareCall(ctx, flow, 'A', 'completion');
   if (!prep.ok) return { why: preparationAs(prep) };
