@@ -19,15 +19,13 @@ export const REPORT_FORMATS = [
 /** A format id. */
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
-/** The formats with a report of several servers (`--config`, a registry). */
-export const COMBINED_FORMATS: readonly ReportFormat[] = [
-  'text',
-  'json',
-  'sarif',
-  'junit',
-  'markdown',
-  'html',
-];
+/**
+ * The formats with a report of several servers (`--config`, a registry): all but `cert-x-gen`,
+ * one server's document for the engine that runs it.
+ */
+export const COMBINED_FORMATS: readonly ReportFormat[] = REPORT_FORMATS.filter(
+  (id) => id !== 'cert-x-gen',
+);
 
 /** True when `id` names a format. */
 export function isReportFormat(id: string): id is ReportFormat {

@@ -260,6 +260,13 @@ function contextOf(rec: Recorder, sink?: SetupSink): ProbeContext {
     options.onWordRead?.();
     return value;
   };
+  const cite = (text: string, exchanges: readonly Exchange[]): void => {
+    const into = sink?.evidence ?? (rec.finished ? undefined : rec.evidence);
+    into?.push(
+      noteEvidence(redactor, text),
+      ...exchanges.flatMap((e) => [...(e.earlier ?? []), e.evidence]),
+    );
+  };
   return {
     transport: session.transport,
     ...(sessions === undefined ? {} : { sessions }),
@@ -295,17 +302,8 @@ function contextOf(rec: Recorder, sink?: SetupSink): ProbeContext {
       if (!rec.observations.some((x) => x.label === o.label && x.detail === o.detail))
         rec.observations.push(o);
     },
-    note(text) {
-      const into = sink?.evidence ?? (rec.finished ? undefined : rec.evidence);
-      into?.push(noteEvidence(redactor, text));
-    },
-    cite(text, exchanges) {
-      const into = sink?.evidence ?? (rec.finished ? undefined : rec.evidence);
-      into?.push(
-        noteEvidence(redactor, text),
-        ...exchanges.flatMap((e) => [...(e.earlier ?? []), e.evidence]),
-      );
-    },
+    note: (text) => cite(text, []),
+    cite,
     identityOf: (value) => redactor.identityOf(value),
     opened: (method) => session.opened?.(method),
     ...(options.setup === undefined || sink !== undefined

@@ -225,7 +225,7 @@ function guarded(ctx: ProbeContext, handedOn: HandedOn[]): ProbeContext {
         ? ctx.protocol.tools.find((t) => t.name === params['name'])
         : undefined;
     if (tool !== undefined && !byDefault(tool)) {
-      const everything = Object.keys(objectShape(tool.inputSchema).props).length === 0;
+      const everything = takesNothing(tool);
       const args = JSON.stringify(params['arguments'] ?? {});
       for (let i = handedOn.length - 1; i >= 0; i--) {
         const h = handedOn[i] as HandedOn;
@@ -275,6 +275,10 @@ function unreached(run: SurveyRun, tools: readonly ToolInfo[], what: string, e?:
       run.notReached.push({ tool: t.name, why: `${what}: ${why}` });
 }
 
+/** A tool that takes no arguments: called with the user's word, it acts on everything there is. */
+const takesNothing = (t: ToolInfo): boolean =>
+  Object.keys(objectShape(t.inputSchema).props).length === 0;
+
 /**
  * The tools of this pass in survey order. In a later pass (held-back tools), a tool that takes
  * nothing acts on everything there is (`deleteall`): it is called last, once, after every tool that
@@ -284,8 +288,7 @@ function toolsOf(ctx: ProbeContext, only: SurveyOptions['only']): SurveyTools {
   const chosen = surveyOrder(
     callableTools(ctx.protocol.tools, ctx).filter((t) => only?.(t) ?? true),
   );
-  const acting = (t: ToolInfo): boolean =>
-    only !== undefined && Object.keys(objectShape(t.inputSchema).props).length === 0;
+  const acting = (t: ToolInfo): boolean => only !== undefined && takesNothing(t);
   return { chosen, tools: chosen.filter((t) => !acting(t)), lastly: chosen.filter(acting) };
 }
 

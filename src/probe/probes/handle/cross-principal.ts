@@ -1,13 +1,20 @@
 import { HANDLE_HIJACKING, STATEFUL_TOOLS } from '../../model/references.js';
-import { defineProbe, errored, skipped } from '../../model/probe.js';
+import {
+  defineProbe,
+  errored,
+  skipped,
+  type ProbeContext,
+  type ProbeDecision,
+} from '../../model/probe.js';
 import {
   mint,
   othersOf,
   recipeName,
   takeHandedPair,
   type HandleRecipe,
+  type Minted,
 } from '../../surface/recipes.js';
-import { describe } from '../../driver/rounds.js';
+import { describe, type Driven } from '../../driver/rounds.js';
 import { tryHandlePair } from '../../experiments/handle-trial.js';
 import { makeCanary } from '../../evidence/markers.js';
 import { report, type Trial } from '../../experiments/trial.js';
@@ -93,28 +100,10 @@ export default defineProbe({
     }
     const trials: Trial[] = [];
     for (const recipe of recipes.slice(0, 3)) {
-      const handed = takeHandedPair(recipe);
-      if (handed !== undefined) {
-        // Discovery's first mint and read of this recipe are A's own: the same requests, sent once.
-        ctx.cite(
-          `${recipeName(recipe)}: A's mint and A's read of its handle handed on from discovery`,
-          [handed.minted.driven.exchange, handed.read.exchange],
-        );
-        const trial = await tryHandlePair(ctx, recipe, handed.minted, handed.read);
-        trials.push(trial);
-        if (trial.decision?.verdict === 'confirmed' || trial.outOfBudget) break;
-        continue;
-      }
-      const first = await mint(ctx, recipe, 'A', 'A mints', makeCanary('handle-a'));
-      if (!first.driven.answered && first.driven.reading === 'failure') {
-        return errored(
-          `${recipe.minter.name} drew no decision when A minted: ${describe(first.driven.exchange)}`,
-        );
-      }
-      // A consumer of several handles needs A's own value in every other slot too.
-      if (first.handle === undefined || (othersOf(recipe).length > 0 && first.co === undefined))
-        continue;
-      const trial = await tryHandlePair(ctx, recipe, { ...first, handle: first.handle });
+      const first = await firstOfA(ctx, recipe);
+      if (first === undefined) continue;
+      if ('verdict' in first) return first;
+      const trial = await tryHandlePair(ctx, recipe, first.mintA, first.readA);
       trials.push(trial);
       if (trial.decision?.verdict === 'confirmed' || trial.outOfBudget) break;
     }
@@ -126,3 +115,31 @@ export default defineProbe({
     );
   },
 });
+
+/**
+ * A's first handle of `recipe`: discovery's mint and read of it when discovery handed them on (the
+ * same requests, sent once, and cited), else a mint of A's own; a decision when that mint drew
+ * none, undefined when it minted nothing the consumer can take.
+ */
+async function firstOfA(
+  ctx: ProbeContext,
+  recipe: HandleRecipe,
+): Promise<{ mintA: Minted & { handle: string }; readA?: Driven } | ProbeDecision | undefined> {
+  const handed = takeHandedPair(recipe);
+  if (handed !== undefined) {
+    ctx.cite(
+      `${recipeName(recipe)}: A's mint and A's read of its handle handed on from discovery`,
+      [handed.minted.driven.exchange, handed.read.exchange],
+    );
+    return { mintA: handed.minted, readA: handed.read };
+  }
+  const first = await mint(ctx, recipe, 'A', 'A mints', makeCanary('handle-a'));
+  if (!first.driven.answered && first.driven.reading === 'failure')
+    return errored(
+      `${recipe.minter.name} drew no decision when A minted: ${describe(first.driven.exchange)}`,
+    );
+  // A consumer of several handles needs A's own value in every other slot too.
+  if (first.handle === undefined || (othersOf(recipe).length > 0 && first.co === undefined))
+    return undefined;
+  return { mintA: { ...first, handle: first.handle } };
+}

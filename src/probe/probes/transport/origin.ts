@@ -97,15 +97,12 @@ export default defineProbe({
     const needsCredentials = statusOf(anonymous) === 401;
     // The ordinary request as A is the opening's very request: read, not sent again.
     const opened = needsCredentials ? ctx.opened(method) : undefined;
-    if (opened !== undefined && ordinary(opened))
+    const reused = opened !== undefined && ordinary(opened) ? opened : undefined;
+    if (reused !== undefined)
       ctx.cite(`${method} as A: the opening's request, the same one, cited and not sent again`, [
-        opened,
+        reused,
       ]);
-    const plain = !needsCredentials
-      ? anonymous
-      : opened !== undefined && ordinary(opened)
-        ? opened
-        : await send(method, undefined, true);
+    const plain = !needsCredentials ? anonymous : (reused ?? (await send(method, undefined, true)));
     const decided = ordinary(plain);
     ctx.control('ordinaryRequestAnswered', {
       held: decided,
