@@ -61,6 +61,8 @@ export interface ProbeServerOptions {
    * `delete_workspace`, which deletes it at once.
    */
   readonly deleter?: boolean;
+  /** `archive_workspace` as with `deleter`, and `wipe_workspaces`, which takes nothing and deletes them all. */
+  readonly wiper?: boolean;
   /**
    * Only the first principal that calls a tool is served: every other gets a tool error on every
    * tool (`all`), on `export_workspace` only (`flow`) or on `read_workspace` only (`read`).
@@ -184,6 +186,19 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
         destructiveHint: true,
       }),
       flowTool('delete_workspace', 'Delete a workspace at once.', { destructiveHint: true }),
+    );
+  }
+  if (options.wiper) {
+    tools.push(
+      flowTool('archive_workspace', 'Archive a workspace. Asks to confirm.', {
+        destructiveHint: true,
+      }),
+      {
+        name: 'wipe_workspaces',
+        description: 'Delete every workspace.',
+        inputSchema: { type: 'object', properties: {} },
+        annotations: { destructiveHint: true },
+      },
     );
   }
   if (options.numericIds) {
@@ -314,6 +329,10 @@ export async function startProbeServer(options: ProbeServerOptions = {}): Promis
         label: args['label'],
       };
       return { ...text(JSON.stringify(body)), structuredContent: body };
+    }
+    if (name === 'wipe_workspaces') {
+      workspaces.clear();
+      return text('wiped');
     }
     const ws = lookup(String(args['workspace_id'] ?? ''), principal);
     const state = params['requestState'];
